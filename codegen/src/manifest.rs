@@ -1,0 +1,289 @@
+//! The tool manifest (`tools.json`): the one description of a library's tools that the code
+//! generator writes, the library embeds, and the runtime and `bind!` read.
+//!
+//! Each entry of `tools` is an MCP `Tool` object (`name`, `title`, `description`, `inputSchema`,
+//! `outputSchema`, `annotations`) plus an `x-delphi` object with what the runtime needs to
+//! validate and marshal a call: the export symbol and, per parameter, its value type, bounds
+//! and default. See `docs/manifest.md`.
+
+use serde::{Deserialize, Serialize};
+
+/// Version of the manifest format described here.
+pub const MANIFEST_FORMAT_VERSION: u32 = 1;
+
+/// Version of the binary interface between generated stubs and the runtime (`docs/abi.md`).
+pub const ABI_VERSION: u32 = 1;
+
+/// A library's tool manifest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Manifest {
+    /// [`MANIFEST_FORMAT_VERSION`] of the writer.
+    pub format_version: u32,
+    /// [`ABI_VERSION`] the stubs were generated for.
+    pub abi_version: u32,
+    /// Name of the library (the `--name` given to `gen`, else the project or first unit name).
+    pub name: String,
+    /// The compiler target the units were read for (`delphi12-win64`, `fpc-linux64`, ...).
+    pub target: String,
+    /// `delphi-mcp <version>` that wrote it.
+    pub generator: String,
+    /// The tools, sorted by name.
+    pub tools: Vec<ToolEntry>,
+}
+
+/// One tool: an MCP Tool object plus marshalling data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ToolEntry {
+    /// Tool name (1-128 of `A-Za-z0-9_-.`).
+    pub name: String,
+    /// Human-readable title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the model reads to choose the tool.
+    pub description: String,
+    /// JSON Schema (draft 2020-12) of the arguments object.
+    pub input_schema: serde_json::Value,
+    /// JSON Schema of `structuredContent`: `{"result": T}` or `{"success": true}`.
+    pub output_schema: serde_json::Value,
+    /// MCP tool annotations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<ToolAnnotations>,
+    /// What the runtime needs to call it.
+    #[serde(rename = "x-delphi")]
+    pub delphi: DelphiBinding,
+}
+
+/// MCP tool annotations (hints for clients; never trusted for security).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ToolAnnotations {
+    /// Display title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not modify its environment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// The tool may perform destructive updates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Calling it repeatedly with the same arguments has no additional effect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// The tool interacts with an open world of external entities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+/// How the runtime calls a tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DelphiBinding {
+    /// Exported symbol of the stub (`docs/abi.md`).
+    pub export: String,
+    /// The Pascal routine, e.g. `TCalculationModule.Scale` or `Calc.Add`.
+    pub routine: String,
+    /// How the routine is reached.
+    pub call: CallKind,
+    /// Parameters in declaration order, as passed in the ABI argument array (parameters that
+    /// receive nil are not listed: they leave the schema and the ABI).
+    pub params: Vec<ParamEntry>,
+    /// The function result; `None` for a procedure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<ValueType>,
+    /// Where the routine is declared.
+    pub source: SourceLocation,
+}
+
+/// How a tool's routine is reached.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "kind", deny_unknown_fields)]
+pub enum CallKind {
+    /// A unit-level routine.
+    Routine,
+    /// A `class` or `static` method.
+    ClassMethod,
+    /// An instance method; the object comes from the resolver expression.
+    Instance {
+        /// The `[McpInstance]` resolver expression, e.g. `CurrentCalculationModule`.
+        resolver: String,
+        /// The class exposing the tool (may descend from the method's class).
+        class: String,
+    },
+}
+
+/// One parameter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ParamEntry {
+    /// JSON key: the Pascal parameter name exactly as declared.
+    pub name: String,
+    /// The Delphi type as written.
+    pub delphi_type: String,
+    /// Value type, bounds and ABI kind.
+    #[serde(rename = "type")]
+    pub ty: ValueType,
+    /// True when the routine declares a default (the argument may then be absent; the stub
+    /// passes the declared default expression).
+    pub optional: bool,
+    /// The declared default as JSON, when it is a literal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<serde_json::Value>,
+}
+
+/// The value type of a parameter or result, from the type table (`docs/types.md`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "kind", deny_unknown_fields)]
+pub enum ValueType {
+    /// An integer with exact inclusive bounds. ABI: `int` when `max <= i64::MAX`, else `uint`.
+    #[serde(rename_all = "camelCase")]
+    Integer {
+        /// Smallest accepted value.
+        min: i128,
+        /// Largest accepted value.
+        max: i128,
+    },
+    /// A floating-point number. ABI: `double`.
+    #[serde(rename_all = "camelCase")]
+    Number {
+        /// The Pascal representation (decides range checks and rounding).
+        repr: NumberRepr,
+    },
+    /// `true`/`false`. ABI: `bool`.
+    Boolean,
+    /// A string. ABI: `string` (UTF-8 bytes).
+    #[serde(rename_all = "camelCase")]
+    String {
+        /// How Pascal stores it (decides what is representable).
+        repr: StringRepr,
+        /// Largest length in the unit of `repr` (bytes for ShortString / ANSI, UTF-16 code
+        /// units otherwise), when bounded.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_length: Option<u32>,
+    },
+    /// One character. ABI: `string` holding exactly one character.
+    #[serde(rename_all = "camelCase")]
+    Char {
+        /// `Char`/`WideChar` (one UTF-16 code unit) or `AnsiChar` (one byte of the code page).
+        wide: bool,
+    },
+    /// TDateTime / TDate / TTime as ISO 8601 text. ABI: `double` (days since 1899-12-30).
+    #[serde(rename_all = "camelCase")]
+    DateTime {
+        /// Which part is meaningful.
+        part: DateTimePart,
+    },
+    /// An enumeration declared in a parsed unit, as its member names. ABI: `int` (ordinal).
+    #[serde(rename_all = "camelCase")]
+    Enum {
+        /// The Pascal type name.
+        type_name: String,
+        /// Members and their ordinal values, in declaration order.
+        members: Vec<EnumMemberEntry>,
+    },
+}
+
+/// Pascal floating-point representations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum NumberRepr {
+    /// 4-byte IEEE (`Single`): values beyond its range are rejected.
+    Single,
+    /// 8-byte IEEE (`Double`, `Real`).
+    Double,
+    /// `Extended` (passed as a double).
+    Extended,
+    /// `Currency`: fixed point with four decimals.
+    Currency,
+    /// `Comp`: a 64-bit integer in a floating type.
+    Comp,
+}
+
+/// Pascal string representations.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum StringRepr {
+    /// UTF-16 (`string`, `UnicodeString`, `WideString`): every JSON string is representable.
+    Utf16,
+    /// `UTF8String` / `RawUTF8`.
+    Utf8,
+    /// `AnsiString` / `AnsiString(N)` in a code page; unrepresentable characters are rejected.
+    #[serde(rename_all = "camelCase")]
+    Ansi {
+        /// Windows code page number (1252 unless declared).
+        code_page: u16,
+    },
+    /// `ShortString` / `String[N]`: at most `max_length` bytes in the code page.
+    #[serde(rename_all = "camelCase")]
+    Short {
+        /// Windows code page number.
+        code_page: u16,
+    },
+}
+
+/// Which part of a TDateTime is meaningful.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DateTimePart {
+    /// `TDateTime`: `YYYY-MM-DDTHH:MM:SS[.fff]`.
+    DateTime,
+    /// `TDate`: `YYYY-MM-DD`.
+    Date,
+    /// `TTime`: `HH:MM:SS[.fff]`.
+    Time,
+}
+
+/// One enumeration member.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EnumMemberEntry {
+    /// The member name (the JSON value).
+    pub name: String,
+    /// Its ordinal.
+    pub ordinal: i64,
+}
+
+/// A place in a source file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SourceLocation {
+    /// Path relative to the directory `gen` was run for, with `/` separators.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column (characters).
+    pub column: u32,
+}
+
+/// Kind tags of ABI values (`docs/abi.md`); fixed by [`ABI_VERSION`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[repr(i32)]
+pub enum AbiKind {
+    /// Argument absent (the stub uses the declared default); also "no value".
+    Absent = 0,
+    /// `bits` is 0 or 1.
+    Bool = 1,
+    /// `bits` is an Int64 (two's complement).
+    Int = 2,
+    /// `bits` is a UInt64.
+    UInt = 3,
+    /// `bits` holds the IEEE-754 bits of a Double.
+    Double = 4,
+    /// `ptr`/`len` hold UTF-8 bytes (not NUL-terminated).
+    String = 5,
+}
+
+impl ValueType {
+    /// The ABI kind values of this type travel as.
+    pub fn abi_kind(&self) -> AbiKind {
+        match self {
+            ValueType::Integer { max, .. } if *max > i64::MAX as i128 => AbiKind::UInt,
+            ValueType::Integer { .. } | ValueType::Enum { .. } => AbiKind::Int,
+            ValueType::Number { .. } | ValueType::DateTime { .. } => AbiKind::Double,
+            ValueType::Boolean => AbiKind::Bool,
+            ValueType::String { .. } | ValueType::Char { .. } => AbiKind::String,
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! The `bind!` proc-macro of delphi-mcp (not yet implemented; see the project's issues).

@@ -1,0 +1,68 @@
+//! Source files, file ids and spans.
+//!
+//! Every span refers to one loaded file: `start..end` are byte offsets into that file's
+//! decoded UTF-8 text ([`SourceFile::text`]). Line and column (1-based, columns counted in
+//! characters) are the same as in the original file whatever its encoding.
+
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+
+/// Identifies a file loaded into a [`SourceDb`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct FileId(pub u32);
+
+/// A byte range of one source file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct Span {
+    /// The file the range belongs to.
+    pub file: FileId,
+    /// First byte (inclusive) in the file's decoded text.
+    pub start: u32,
+    /// Last byte (exclusive) in the file's decoded text.
+    pub end: u32,
+}
+
+/// A file as the parser read it.
+#[derive(Debug)]
+pub struct SourceFile {
+    /// Path as given by the caller (or a virtual name for in-memory sources).
+    pub path: PathBuf,
+    /// The decoded text (UTF-8), with the byte-order mark removed.
+    pub text: String,
+    /// The encoding the bytes were decoded from (`"UTF-8"`, `"UTF-16LE"`, `"windows-1252"`, ...).
+    pub encoding: &'static str,
+    /// Byte offset of the start of every line in `text`.
+    pub line_starts: Vec<u32>,
+}
+
+/// All files loaded during a run (units and the include files they pull in).
+///
+/// Shared between threads when several units are parsed in parallel; a [`FileId`] is valid for
+/// the whole run, so diagnostics from different units can be reported together.
+#[derive(Debug, Default)]
+pub struct SourceDb {
+    files: RwLock<Vec<Arc<SourceFile>>>,
+}
+
+impl SourceDb {
+    /// An empty database.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a decoded file and returns its id.
+    pub fn add(&self, file: SourceFile) -> FileId {
+        let mut files = self.files.write().unwrap_or_else(|e| e.into_inner());
+        files.push(Arc::new(file));
+        FileId((files.len() - 1) as u32)
+    }
+
+    /// The file with this id.
+    ///
+    /// # Panics
+    /// When the id was not handed out by this database (a programming error, never input).
+    pub fn get(&self, id: FileId) -> Arc<SourceFile> {
+        let files = self.files.read().unwrap_or_else(|e| e.into_inner());
+        Arc::clone(&files[id.0 as usize])
+    }
+}

@@ -1,0 +1,76 @@
+//! The binary interface between generated Pascal stubs and the runtime, version
+//! [`ABI_VERSION`]. `docs/abi.md` is the prose form of this module; keep them in step.
+//!
+//! Every tool export has the one signature [`ToolFn`]: an array of [`AbiValue`] in (one per
+//! manifest parameter, in order), one [`AbiValue`] out, an `Int32` status. Strings cross as
+//! UTF-8 pointer + length. Strings the library returns (results and error messages) are
+//! allocated by the library and released with its `mcp_free` export.
+
+use std::ffi::c_void;
+
+pub use delphi_mcp_codegen::manifest::{AbiKind, ABI_VERSION};
+
+/// A tagged value crossing the boundary. 32 bytes on 64-bit targets, 24 on 32-bit.
+///
+/// Pascal: `TMcpAbiValue = record Kind: Int32; Flags: Int32; Bits: UInt64; Ptr: Pointer;
+/// Len: NativeInt; end;`
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct AbiValue {
+    /// An [`AbiKind`] as `i32`.
+    pub kind: i32,
+    /// Reserved, always 0.
+    pub flags: i32,
+    /// Bool (0/1), Int64, UInt64 or the IEEE-754 bits of a Double, by `kind`.
+    pub bits: u64,
+    /// UTF-8 bytes of a String (not NUL-terminated); null otherwise.
+    pub ptr: *const u8,
+    /// Byte length of a String; 0 otherwise.
+    pub len: isize,
+}
+
+impl AbiValue {
+    /// The absent value (argument not given: the stub uses the declared default).
+    pub const ABSENT: AbiValue = AbiValue {
+        kind: AbiKind::Absent as i32,
+        flags: 0,
+        bits: 0,
+        ptr: std::ptr::null(),
+        len: 0,
+    };
+}
+
+/// Status returned by tool exports and `mcp_init`.
+pub mod status {
+    /// The call succeeded; the out value is the result (`Absent` for a procedure).
+    pub const OK: i32 = 0;
+    /// The Pascal code raised; the out value is a String `ExceptionClass: message`.
+    pub const EXCEPTION: i32 = 1;
+    /// An argument was rejected by the stub; the out value is a String naming it and why.
+    pub const BAD_ARGUMENT: i32 = 2;
+    /// The call itself was malformed (argument count or kinds); the out value is a String.
+    pub const BAD_CALL: i32 = 3;
+}
+
+/// `function mcp_abi_version: Int32; cdecl;`
+pub type AbiVersionFn = unsafe extern "C" fn() -> i32;
+/// `function mcp_manifest(Len: PNativeInt): PAnsiChar; cdecl;`: UTF-8 JSON owned by the library.
+pub type ManifestFn = unsafe extern "C" fn(len: *mut isize) -> *const u8;
+/// `function mcp_init(Error: PMcpAbiValue): Int32; cdecl;`: status, message in `Error` on failure.
+pub type InitFn = unsafe extern "C" fn(error: *mut AbiValue) -> i32;
+/// `procedure mcp_free(P: Pointer); cdecl;`: frees a string the library returned.
+pub type FreeFn = unsafe extern "C" fn(ptr: *mut c_void);
+/// `function mcp_tool_X(Args: PMcpAbiValue; Count: Int32; Result: PMcpAbiValue): Int32; cdecl;`
+pub type ToolFn = unsafe extern "C" fn(args: *const AbiValue, count: i32, out: *mut AbiValue) -> i32;
+
+/// Export names fixed by the ABI.
+pub mod symbols {
+    /// [`super::AbiVersionFn`]
+    pub const ABI_VERSION: &str = "mcp_abi_version";
+    /// [`super::ManifestFn`]
+    pub const MANIFEST: &str = "mcp_manifest";
+    /// [`super::InitFn`]
+    pub const INIT: &str = "mcp_init";
+    /// [`super::FreeFn`]
+    pub const FREE: &str = "mcp_free";
+}

@@ -1,0 +1,12 @@
+//! `delphi-mcp gen` (not yet implemented).
+
+use std::process::ExitCode;
+
+/// Arguments of `delphi-mcp gen`.
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+/// Runs the command.
+pub fn run(_args: Args) -> miette::Result<ExitCode> {
+    Err(miette::miette!("`delphi-mcp gen` is not implemented yet"))
+}

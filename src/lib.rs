@@ -1,0 +1,58 @@
+//! The `delphi-mcp` command line, shared by the `delphi-mcp` and `cargo-delphi-mcp` binaries.
+
+#![warn(missing_docs)]
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+pub mod cmd;
+
+/// Serve annotated Delphi code to AI assistants over the Model Context Protocol.
+#[derive(Debug, Parser)]
+#[command(name = "delphi-mcp", version, about, long_about = None)]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Parse units and print what was found (declarations, attributes, diagnostics).
+    Inspect(cmd::inspect::Args),
+    /// Write the tool manifest (tools.json) of annotated units.
+    Manifest(cmd::manifest::Args),
+    /// Generate the manifest and the Pascal export stubs into a folder.
+    Gen(cmd::gen::Args),
+    /// Generate, then compile a project folder into a library with Free Pascal.
+    Build(cmd::build::Args),
+    /// Serve a library's tools over MCP (stdio by default).
+    Serve(cmd::serve::Args),
+    /// Print the snippet that registers a server with an MCP client.
+    Config(cmd::config::Args),
+}
+
+/// Runs the command line `args` (the first item is the program name).
+pub fn run<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = Cli::parse_from(args);
+    let outcome = match cli.command {
+        Command::Inspect(args) => cmd::inspect::run(args),
+        Command::Manifest(args) => cmd::manifest::run(args),
+        Command::Gen(args) => cmd::gen::run(args),
+        Command::Build(args) => cmd::build::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
+        Command::Config(args) => cmd::config::run(args),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(report) => {
+            eprintln!("{report:?}");
+            ExitCode::FAILURE
+        }
+    }
+}
