@@ -4,6 +4,10 @@
 //! attributes, doc comments); bodies are kept as their extent. Every node carries the [`Span`] of
 //! its source text.
 
+// Declarations differ a lot in size; boxing them would only add indirection to a tree that is
+// built once and read a few times.
+#![allow(clippy::large_enum_variant)]
+
 use crate::span::Span;
 use serde::Serialize;
 

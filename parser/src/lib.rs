@@ -1,15 +1,19 @@
 //! Declaration-level parser for Delphi / Object Pascal source files.
 //!
-//! The pipeline is: read and decode the file ([`span::SourceDb`]), run the preprocessor
-//! (conditional directives, includes) for a compiler target, then parse the active text with
-//! the pest grammar in `delphi.pest` into the syntax tree of [`ast`]. Syntax errors become
-//! [`Diagnostic`]s with spans; parsing recovers at the next declaration.
+//! The pipeline is: read and decode the file ([`source`]), run the preprocessor
+//! ([`preprocess`]: conditional directives, includes) for a compiler target, then parse the
+//! active text with the pest grammar in `delphi.pest` into the syntax tree of [`ast`]. Syntax
+//! errors become [`Diagnostic`]s with spans; parsing recovers at the next declaration.
 
 #![warn(missing_docs)]
 
 pub mod ast;
 pub mod diagnostic;
+pub mod options;
+pub mod preprocess;
+pub mod source;
 pub mod span;
 
 pub use diagnostic::{Diagnostic, Label, Severity};
+pub use options::ParseOptions;
 pub use span::{FileId, SourceDb, SourceFile, Span};

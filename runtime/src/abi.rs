@@ -61,7 +61,8 @@ pub type InitFn = unsafe extern "C" fn(error: *mut AbiValue) -> i32;
 /// `procedure mcp_free(P: Pointer); cdecl;`: frees a string the library returned.
 pub type FreeFn = unsafe extern "C" fn(ptr: *mut c_void);
 /// `function mcp_tool_X(Args: PMcpAbiValue; Count: Int32; Result: PMcpAbiValue): Int32; cdecl;`
-pub type ToolFn = unsafe extern "C" fn(args: *const AbiValue, count: i32, out: *mut AbiValue) -> i32;
+pub type ToolFn =
+    unsafe extern "C" fn(args: *const AbiValue, count: i32, out: *mut AbiValue) -> i32;
 
 /// Export names fixed by the ABI.
 pub mod symbols {

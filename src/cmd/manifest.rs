@@ -8,5 +8,7 @@ pub struct Args {}
 
 /// Runs the command.
 pub fn run(_args: Args) -> miette::Result<ExitCode> {
-    Err(miette::miette!("`delphi-mcp manifest` is not implemented yet"))
+    Err(miette::miette!(
+        "`delphi-mcp manifest` is not implemented yet"
+    ))
 }
