@@ -84,3 +84,80 @@ impl Diagnostic {
         self.severity == Severity::Error
     }
 }
+
+impl Diagnostic {
+    /// Renders the diagnostic as plain text in the style of rustc:
+    ///
+    /// ```text
+    /// error: expected `;`
+    ///   --> Calc.pas:12:5
+    ///    |
+    /// 12 |     function Scale(Value: Double): Double
+    ///    |     ^^^^^^^^ here
+    ///    = expected: `;`, `of`
+    ///    = help: ...
+    /// ```
+    pub fn render(&self, db: &crate::SourceDb) -> String {
+        use std::fmt::Write as _;
+        let severity = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        };
+        let mut out = format!("{severity}: {}\n", self.message);
+        if let Some(span) = self.span {
+            render_snippet(&mut out, db, span, "");
+        }
+        for label in &self.labels {
+            render_snippet(&mut out, db, label.span, &label.message);
+        }
+        if !self.expected.is_empty() {
+            let _ = writeln!(out, "   = expected: {}", self.expected.join(", "));
+        }
+        if let Some(help) = &self.help {
+            let _ = writeln!(out, "   = help: {help}");
+        }
+        out
+    }
+
+    /// `path:line:col` of the primary span, if any.
+    pub fn location(&self, db: &crate::SourceDb) -> Option<String> {
+        let span = self.span?;
+        let file = db.get(span.file);
+        let at = file.line_col(span.start);
+        Some(format!("{}:{}:{}", file.path.display(), at.line, at.column))
+    }
+}
+
+fn render_snippet(out: &mut String, db: &crate::SourceDb, span: Span, message: &str) {
+    use std::fmt::Write as _;
+    let file = db.get(span.file);
+    let start = file.line_col(span.start);
+    let end = file.line_col(span.end.max(span.start));
+    let line = file.line_text(start.line);
+    let number = start.line.to_string();
+    let gutter = " ".repeat(number.len());
+    let _ = writeln!(
+        out,
+        "{gutter}--> {}:{}:{}",
+        file.path.display(),
+        start.line,
+        start.column
+    );
+    let _ = writeln!(out, "{gutter} |");
+    let _ = writeln!(out, "{number} | {}", line.replace('\t', " "));
+    let line_chars = line.chars().count() as u32;
+    let width = if end.line == start.line {
+        end.column.saturating_sub(start.column).max(1)
+    } else {
+        line_chars.saturating_sub(start.column - 1).max(1)
+    };
+    let pad = " ".repeat(start.column.saturating_sub(1) as usize);
+    let carets = "^".repeat(width as usize);
+    let suffix = if message.is_empty() {
+        String::new()
+    } else {
+        format!(" {message}")
+    };
+    let _ = writeln!(out, "{gutter} | {pad}{carets}{suffix}");
+}

@@ -66,3 +66,54 @@ impl SourceDb {
         Arc::clone(&files[id.0 as usize])
     }
 }
+
+/// A 1-based line and column (columns count characters, tabs as one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct LineCol {
+    /// 1-based line number.
+    pub line: u32,
+    /// 1-based column in characters.
+    pub column: u32,
+}
+
+impl SourceFile {
+    /// Line and column of a byte offset (clamped to the text; offsets inside a character
+    /// count as that character).
+    pub fn line_col(&self, offset: u32) -> LineCol {
+        let offset = (offset as usize).min(self.text.len());
+        let line_index = self
+            .line_starts
+            .partition_point(|&start| start as usize <= offset)
+            .saturating_sub(1);
+        let line_start = self.line_starts.get(line_index).copied().unwrap_or(0) as usize;
+        let column = self
+            .text
+            .get(line_start..)
+            .map(|rest| {
+                rest.char_indices()
+                    .take_while(|(i, _)| *i < offset - line_start)
+                    .count()
+            })
+            .unwrap_or(0);
+        LineCol {
+            line: line_index as u32 + 1,
+            column: column as u32 + 1,
+        }
+    }
+
+    /// The text of the 1-based line `line`, without its line break.
+    pub fn line_text(&self, line: u32) -> &str {
+        let index = (line as usize).saturating_sub(1);
+        let Some(&start) = self.line_starts.get(index) else {
+            return "";
+        };
+        let end = self
+            .line_starts
+            .get(index + 1)
+            .map_or(self.text.len(), |&e| e as usize);
+        self.text
+            .get(start as usize..end)
+            .unwrap_or("")
+            .trim_end_matches(['\n', '\r'])
+    }
+}
