@@ -257,7 +257,12 @@ impl<'a> Driver<'a> {
                 if let Some(attempts) = err.parse_attempts() {
                     for t in attempts.expected_tokens() {
                         let t = t.to_string();
-                        if t != "BUILTIN_RULE" && !t.contains("..") && !t.trim().is_empty() {
+                        let trivia = ["{", "(*", "//", "\u{feff}", "\u{a0}", "\u{1a}", "\u{c}"];
+                        if t != "BUILTIN_RULE"
+                            && !t.contains("..")
+                            && !t.trim().is_empty()
+                            && !trivia.contains(&t.as_str())
+                        {
                             expected.push(format!("`{}`", t.to_ascii_lowercase()));
                         }
                     }
