@@ -255,15 +255,14 @@ impl<'a> Driver<'a> {
             pest::error::ErrorVariant::ParsingError { positives, .. } => {
                 expected.extend(positives.iter().filter_map(|r| rule_label(*r)));
                 if let Some(attempts) = err.parse_attempts() {
+                    // Structural punctuation is worth naming; keywords and character
+                    // classes are covered by the rule labels.
+                    const PUNCT: &[&str] =
+                        &[";", ":", "=", ",", "(", ")", "[", "]", ".", "..", "<", ">"];
                     for t in attempts.expected_tokens() {
                         let t = t.to_string();
-                        let trivia = ["{", "(*", "//", "\u{feff}", "\u{a0}", "\u{1a}", "\u{c}"];
-                        if t != "BUILTIN_RULE"
-                            && !t.contains("..")
-                            && !t.trim().is_empty()
-                            && !trivia.contains(&t.as_str())
-                        {
-                            expected.push(format!("`{}`", t.to_ascii_lowercase()));
+                        if PUNCT.contains(&t.as_str()) {
+                            expected.push(format!("`{t}`"));
                         }
                     }
                 }
@@ -747,6 +746,18 @@ fn rule_label(rule: Rule) -> Option<String> {
         Rule::prop_spec | Rule::prop_spec_name => "property specifier",
         Rule::call_conv => "calling convention",
         Rule::routine_kind => "`procedure` or `function`",
+        Rule::param_group => "parameter",
+        Rule::const_value => "value",
+        Rule::generic_args => "generic arguments",
+        Rule::type_decl => "type declaration",
+        Rule::const_decl => "constant declaration",
+        Rule::var_decl | Rule::field_decl => "field or variable declaration",
+        Rule::routine_heading | Rule::routine_decl | Rule::method_decl => "routine heading",
+        Rule::property_decl => "property",
+        Rule::uses_clause | Rule::used_unit => "unit name",
+        Rule::enum_member => "enumeration member",
+        Rule::heritage => "ancestor list",
+        Rule::result_type => "result type",
         _ => return None,
     };
     Some(label.to_string())

@@ -433,6 +433,13 @@ pub(crate) fn skip_routine_body(text: &str, i: usize, depth: u32) -> Result<usiz
         match t.kind {
             TokKind::Word if t.is(text, "begin") => {
                 return match skip_statements(text, t.end, 1) {
+                    // the block swallowed the unit's final `end.`: an `end` is missing inside
+                    StmtEnd::Stop(end) if next_token(b, end.end).is_punct(text, ".") => Err((
+                        t.start,
+                        t.end,
+                        "this `begin` has no matching `end` (the block runs into the final `end.`)"
+                            .into(),
+                    )),
                     StmtEnd::Stop(end) => Ok(after_semicolon(text, end.end)),
                     StmtEnd::Eof => {
                         Err((t.start, t.end, "this `begin` has no matching `end`".into()))
