@@ -82,7 +82,7 @@ pub fn parse_loaded(db: &SourceDb, file: FileId, opts: &ParseOptions) -> ParseRe
 /// Bounds the work of one grammar call, so no input can make pest run away.
 fn init_limits() {
     static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| pest::set_call_limit(None));
+    ONCE.call_once(|| pest::set_call_limit(std::num::NonZeroUsize::new(50_000_000)));
 }
 
 /// Deepest nesting of routines the driver follows.
