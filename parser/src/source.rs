@@ -22,14 +22,25 @@ use std::path::Path;
 /// Fails when the file cannot be read, or when it needs a code page that `codepage` does not
 /// name (see [`encoding_for_codepage`]).
 pub fn load(db: &SourceDb, path: &Path, codepage: u16) -> io::Result<FileId> {
-    let bytes = std::fs::read(path)?;
-    let decoded = decode(&bytes, codepage)?;
-    Ok(add_decoded(db, path, decoded.text, decoded.encoding))
+    Ok(db.add(read(path, codepage)?))
 }
 
 /// Adds in-memory text as a file named `path`.
 pub fn add_text(db: &SourceDb, path: &Path, text: String) -> FileId {
     add_decoded(db, path, text, "UTF-8")
+}
+
+/// Reads and decodes `path` without adding it to a database (see [`load`]).
+pub fn read(path: &Path, codepage: u16) -> io::Result<SourceFile> {
+    let bytes = std::fs::read(path)?;
+    let decoded = decode(&bytes, codepage)?;
+    let line_starts = line_starts(&decoded.text);
+    Ok(SourceFile {
+        path: path.to_path_buf(),
+        text: decoded.text,
+        encoding: decoded.encoding,
+        line_starts,
+    })
 }
 
 fn add_decoded(db: &SourceDb, path: &Path, text: String, encoding: &'static str) -> FileId {
