@@ -294,7 +294,7 @@ impl Pp<'_> {
                         Some(end) => (end, Some(&text[i + 2..end - 1])),
                         None => (n, None),
                     };
-                    self.directive(&mut cursor, &mut conds, depth, i, end, body);
+                    self.directive(&mut cursor, &mut conds, depth, b, i, end, body);
                     i = end;
                 }
                 b'{' => i = brace_end(b, i + 1).unwrap_or(n),
@@ -304,7 +304,7 @@ impl Pp<'_> {
                             Some(end) => (end, Some(&text[i + 3..end - 2])),
                             None => (n, None),
                         };
-                        self.directive(&mut cursor, &mut conds, depth, i, end, body);
+                        self.directive(&mut cursor, &mut conds, depth, b, i, end, body);
                         i = end;
                     } else {
                         i = paren_star_end(b, i + 2).unwrap_or(n);
@@ -353,19 +353,19 @@ impl Pp<'_> {
         }
     }
 
-    /// Handles the directive at `b[start..end]` whose inner text is `body` (`None` when it is
-    /// not terminated).
+    /// Handles the directive at `b[start..end]` (`b` is the current file's text) whose inner
+    /// text is `body` (`None` when it is not terminated).
+    #[allow(clippy::too_many_arguments)]
     fn directive(
         &mut self,
         cursor: &mut Cursor,
         conds: &mut Vec<Cond>,
         depth: usize,
+        b: &[u8],
         start: usize,
         end: usize,
         body: Option<&str>,
     ) {
-        let source = self.db.get(cursor.file);
-        let b = source.text.as_bytes();
         let active = conds.last().is_none_or(|c| c.active);
         self.emit(b, cursor.emitted, start, active);
         cursor.emitted = end;
@@ -447,13 +447,11 @@ impl Pp<'_> {
                 if cond.taken || !cond.parent_active {
                     cond.active = false;
                 } else {
-                    let cond_span = cond.span;
                     let value = self.evaluate(argument, span, "ELSEIF");
                     if let Some(cond) = conds.last_mut() {
                         cond.active = value;
                         cond.taken = value;
                     }
-                    let _ = cond_span;
                 }
             }
             "ELSE" => {
@@ -611,16 +609,6 @@ impl Pp<'_> {
             );
             return false;
         };
-        if depth + 1 > MAX_INCLUDE_DEPTH {
-            self.diagnostics.push(
-                Diagnostic::error(
-                    format!("includes nested deeper than {MAX_INCLUDE_DEPTH} levels at `{name}`"),
-                    Some(span),
-                )
-                .with_help("an include file probably includes itself through a chain"),
-            );
-            return false;
-        }
         if self.include_stack.contains(&path) {
             self.diagnostics.push(
                 Diagnostic::error(
@@ -628,6 +616,16 @@ impl Pp<'_> {
                     Some(span),
                 )
                 .with_help("remove the `{$I}` that closes the cycle or guard it with `{$IFNDEF}`"),
+            );
+            return false;
+        }
+        if depth + 1 > MAX_INCLUDE_DEPTH {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    format!("includes nested deeper than {MAX_INCLUDE_DEPTH} levels at `{name}`"),
+                    Some(span),
+                )
+                .with_help("an include file probably includes itself through a chain"),
             );
             return false;
         }

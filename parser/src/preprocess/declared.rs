@@ -86,7 +86,6 @@ impl DeclScan {
                 }
                 b'/' if out.get(i + 1) == Some(&b'/') => i = line_end(out, i),
                 b'\'' | b'#' => {
-                    let start = i;
                     let mut text = String::new();
                     while i < n && (out[i] == b'\'' || out[i] == b'#') {
                         if out[i] == b'\'' {
@@ -107,7 +106,6 @@ impl DeclScan {
                             text.push('\u{fffd}');
                         }
                     }
-                    let _ = start;
                     self.value_token(Value::Str(text));
                 }
                 c if c.is_ascii_digit() || c == b'$' => {
