@@ -154,6 +154,7 @@ pub fn preprocess(db: &SourceDb, file: FileId, options: &ParseOptions) -> Prepro
         directives: Vec::new(),
         include_stack: Vec::new(),
         decls: None,
+        main: file,
     };
     pp.run_file(file, 0);
     if pp.segments.is_empty() {
@@ -253,6 +254,8 @@ struct Pp<'a> {
     include_stack: Vec<PathBuf>,
     /// Built on first use by `Declared()` or an unknown constant.
     decls: Option<DeclScan>,
+    /// The unit being preprocessed.
+    main: FileId,
 }
 
 /// Where the bytes of the current file go next.
@@ -599,12 +602,29 @@ impl Pp<'_> {
             return false;
         }
         let including = self.db.get(cursor.file).path.clone();
-        let Some(path) = include::resolve(&including, name, &self.options.include_dirs) else {
+        let main = self.db.get(self.main).path.clone();
+        let mut key = format!(
+            "{}|{}|{}",
+            folder_key(&including),
+            folder_key(&main),
+            name.to_ascii_lowercase()
+        );
+        for dir in &self.options.include_dirs {
+            key.push('|');
+            key.push_str(&dir.to_string_lossy());
+        }
+        let search = include::Search {
+            including: &including,
+            main: &main,
+            include_dirs: &self.options.include_dirs,
+        };
+        let found = self.db.memo_path(&key, || include::resolve(&search, name));
+        let Some(path) = found else {
             self.diagnostics.push(
                 Diagnostic::warning(format!("include file `{name}` not found"), Some(span))
                     .with_help(
-                        "searched next to the including file and in the include folders (-I); \
-                         the directive is skipped",
+                        "searched next to the including file and the unit, in the include \
+                         folders (-I) and in nearby folders; the directive is skipped",
                     ),
             );
             return false;
@@ -671,6 +691,13 @@ impl Cond {
             opener,
         }
     }
+}
+
+/// The folder of `file` as a memo key part.
+fn folder_key(file: &std::path::Path) -> String {
+    file.parent()
+        .map(|dir| dir.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// Appends `bytes` with every byte but CR and LF replaced by a space.
