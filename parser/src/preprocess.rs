@@ -730,6 +730,18 @@ struct EvalEnv<'p, 'a> {
 }
 
 impl EvalEnv<'_, '_> {
+    /// The target's constant `name`; FireMonkey's only once an `FMX.*` unit is used.
+    fn target_constant(&mut self, name: &str) -> Option<ConstValue> {
+        let value = self.pp.target.constant(name)?;
+        if name.eq_ignore_ascii_case("FireMonkeyVersion") {
+            let decls = self.pp.decls.get_or_insert_with(DeclScan::new);
+            if !decls.uses_fmx(&self.pp.out) {
+                return None;
+            }
+        }
+        Some(value)
+    }
+
     /// Looks `name` up among the declarations of the active text so far.
     fn scanned(&mut self, name: &str) -> Option<Option<Value>> {
         let lower = name.to_ascii_lowercase();
@@ -749,7 +761,7 @@ impl expr::Env for EvalEnv<'_, '_> {
 
     fn declared(&mut self, name: &str) -> bool {
         let name = last_part(name);
-        self.pp.target.constant(name).is_some()
+        self.target_constant(name).is_some()
             || target::WELL_KNOWN_DECLARED
                 .iter()
                 .any(|known| known.eq_ignore_ascii_case(name))
@@ -758,7 +770,7 @@ impl expr::Env for EvalEnv<'_, '_> {
 
     fn constant(&mut self, name: &str) -> Value {
         let name = last_part(name);
-        if let Some(value) = self.pp.target.constant(name) {
+        if let Some(value) = self.target_constant(name) {
             return match value {
                 ConstValue::Int(v) => Value::Int(v),
                 ConstValue::Real(v) => Value::Real(v),

@@ -136,6 +136,21 @@ fn target_constants() {
 }
 
 #[test]
+fn firemonkey_version_needs_an_fmx_unit() {
+    let run = |text: &str| {
+        let db = SourceDb::new();
+        let id = source::add_text(&db, Path::new("F.pas"), text.to_string());
+        preprocess(&db, id, &ParseOptions::default()).text
+    };
+    let condition = "{$IF Declared(FireMonkeyVersion) and (FireMonkeyVersion >= 16)}FMX{$IFEND}";
+    assert!(!run(&format!("unit A; uses Vcl.Forms; {condition}")).contains("FMX"));
+    assert!(run(&format!(
+        "unit A; uses System.Classes, FMX.Types; {condition}"
+    ))
+    .contains("FMX"));
+}
+
+#[test]
 fn malformed_expressions_are_errors() {
     for (condition, message) in [
         ("", "expected an expression"),
