@@ -343,6 +343,11 @@ fn fpc_target(name: String, platform: Platform) -> Target {
         "FPC_HAS_TYPE_DOUBLE",
         "ENDIAN_LITTLE",
         "FPC_LITTLE_ENDIAN",
+        // Free Pascal's version macros are also defined symbols (`{$IFDEF FPC_FULLVERSION}`).
+        "FPC_FULLVERSION",
+        "FPC_VERSION",
+        "FPC_RELEASE",
+        "FPC_PATCH",
     ];
     let os: &[&'static str] = match platform {
         Linux64 => &["LINUX", "UNIX", "HASUNIX"],

@@ -119,6 +119,7 @@ fn target_constants() {
             "T",
         ),
         ("fpc-linux64", "FPC_FULLVERSION = 30202", "T"),
+        ("fpc-linux64", "Defined(FPC_FULLVERSION)", "T"),
         (
             "fpc-linux64",
             "Defined(VER3_2_2) and Defined(UNIX) and Defined(CPU64)",
