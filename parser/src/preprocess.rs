@@ -406,7 +406,11 @@ impl Pp<'_> {
             let written = self.out.len();
             blank(&mut self.out, &b[start..end]);
             if let Some(literal) = fpc_insert_literal(argument.trim(), end - start) {
-                self.out[written..written + literal.len()].copy_from_slice(literal.as_bytes());
+                let place = &mut self.out[written..written + literal.len()];
+                // Only over blanks, so line breaks inside the directive stay where they were.
+                if place.iter().all(|&c| c == b' ') {
+                    place.copy_from_slice(literal.as_bytes());
+                }
             }
             return;
         }
