@@ -258,6 +258,18 @@ struct Pp<'a> {
     main: FileId,
 }
 
+/// A directive as the scan found it.
+struct RawDirective<'t> {
+    /// The text of the file it is in.
+    b: &'t [u8],
+    /// Where it starts (`{` or `(`) in the file.
+    start: usize,
+    /// Just past its closing `}` / `*)` (the end of the file when unterminated).
+    end: usize,
+    /// The text between `{$` / `(*$` and the closing delimiter; `None` when unterminated.
+    body: Option<&'t str>,
+}
+
 /// Where the bytes of the current file go next.
 struct Cursor {
     file: FileId,
@@ -297,7 +309,13 @@ impl Pp<'_> {
                         Some(end) => (end, Some(&text[i + 2..end - 1])),
                         None => (n, None),
                     };
-                    self.directive(&mut cursor, &mut conds, depth, b, i, end, body);
+                    let raw = RawDirective {
+                        b,
+                        start: i,
+                        end,
+                        body,
+                    };
+                    self.directive(&mut cursor, &mut conds, depth, raw);
                     i = end;
                 }
                 b'{' => i = brace_end(b, i + 1).unwrap_or(n),
@@ -307,7 +325,13 @@ impl Pp<'_> {
                             Some(end) => (end, Some(&text[i + 3..end - 2])),
                             None => (n, None),
                         };
-                        self.directive(&mut cursor, &mut conds, depth, b, i, end, body);
+                        let raw = RawDirective {
+                            b,
+                            start: i,
+                            end,
+                            body,
+                        };
+                        self.directive(&mut cursor, &mut conds, depth, raw);
                         i = end;
                     } else {
                         i = paren_star_end(b, i + 2).unwrap_or(n);
@@ -356,19 +380,20 @@ impl Pp<'_> {
         }
     }
 
-    /// Handles the directive at `b[start..end]` (`b` is the current file's text) whose inner
-    /// text is `body` (`None` when it is not terminated).
-    #[allow(clippy::too_many_arguments)]
+    /// Handles one directive of the current file.
     fn directive(
         &mut self,
         cursor: &mut Cursor,
         conds: &mut Vec<Cond>,
         depth: usize,
-        b: &[u8],
-        start: usize,
-        end: usize,
-        body: Option<&str>,
+        raw: RawDirective<'_>,
     ) {
+        let RawDirective {
+            b,
+            start,
+            end,
+            body,
+        } = raw;
         let active = conds.last().is_none_or(|c| c.active);
         self.emit(b, cursor.emitted, start, active);
         cursor.emitted = end;
