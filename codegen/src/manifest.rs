@@ -140,8 +140,10 @@ pub enum ValueType {
     #[serde(rename_all = "camelCase")]
     Integer {
         /// Smallest accepted value.
+        #[serde(deserialize_with = "deserialize_bound")]
         min: i128,
         /// Largest accepted value.
+        #[serde(deserialize_with = "deserialize_bound")]
         max: i128,
     },
     /// A floating-point number. ABI: `double`.
@@ -286,4 +288,29 @@ impl ValueType {
             ValueType::String { .. } | ValueType::Char { .. } => AbiKind::String,
         }
     }
+}
+
+/// Reads an integer bound. Needed because serde buffers internally tagged enums, and its buffer
+/// cannot hand out an `i128` directly (`i128 is not supported`); JSON bounds fit i64 or u64.
+fn deserialize_bound<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<i128, D::Error> {
+    struct Bound;
+    impl serde::de::Visitor<'_> for Bound {
+        type Value = i128;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an integer")
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<i128, E> {
+            Ok(v.into())
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<i128, E> {
+            Ok(v.into())
+        }
+        fn visit_i128<E: serde::de::Error>(self, v: i128) -> Result<i128, E> {
+            Ok(v)
+        }
+        fn visit_u128<E: serde::de::Error>(self, v: u128) -> Result<i128, E> {
+            i128::try_from(v).map_err(E::custom)
+        }
+    }
+    deserializer.deserialize_any(Bound)
 }
