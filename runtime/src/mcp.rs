@@ -9,8 +9,8 @@
 use crate::dispatch::{Dispatch, DispatchError, ToolOutcome};
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
-    Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-    ServerConfig, Tool,
+    CustomRequest, CustomResult, ErrorCode, Implementation, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -24,6 +24,15 @@ pub struct RawArguments(pub Arc<str>);
 /// How long clients may cache the tool list (2026-07-28 `ttlMs`): the list is fixed for the
 /// life of the server process.
 pub const TOOLS_TTL_MS: u64 = 300_000;
+
+/// Methods of the MCP spec this server implements (for telling bad params from unknown methods).
+const STANDARD_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "server/discover",
+    "tools/list",
+    "tools/call",
+];
 
 /// The protocol versions served, oldest first.
 pub fn supported_versions() -> Vec<ProtocolVersion> {
@@ -112,6 +121,29 @@ impl ServerHandler for McpServer {
         Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone())
             .with_ttl_ms(TOOLS_TTL_MS)
             .with_cache_scope(CacheScope::Private))
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        // rmcp reads a standard method whose params do not fit its schema as a custom request
+        // (e.g. `tools/call` with array `arguments`): that is invalid params, not an unknown method.
+        if STANDARD_METHODS.contains(&request.method.as_str()) {
+            return Err(McpError::invalid_params(
+                format!(
+                    "Invalid params for {}: they do not match the MCP schema (tools/call needs a string `name` and an object `arguments`)",
+                    request.method
+                ),
+                None,
+            ));
+        }
+        Err(McpError::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("Method not found: {}", request.method),
+            None,
+        ))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -29,7 +29,12 @@ pub struct Args {
 
 /// Sets up `tracing` on stderr; stdout carries protocol only.
 fn init_logging(level: &str) -> miette::Result<()> {
-    let filter = tracing_subscriber::EnvFilter::try_new(level)
+    // rmcp logs every notification at info; keep it at warn unless debugging.
+    let directives = match level {
+        "info" | "warn" => format!("{level},rmcp=warn"),
+        other => other.to_string(),
+    };
+    let filter = tracing_subscriber::EnvFilter::try_new(&directives)
         .map_err(|e| miette::miette!("invalid --log-level {level:?}: {e}"))?;
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
