@@ -357,3 +357,29 @@ fn load_errors_are_reported_on_stderr_with_the_library_name() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("ABI version 99"), "{stderr}");
 }
+
+#[test]
+fn several_library_threads_pipeline_requests() {
+    let mut server = Server::start(&fixture_library(&["THREAD_SAFE"]), &["--threads", "2"]);
+    server.request(initialize(json!(0), "2025-11-25"));
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let batch: String = (1..=20)
+        .map(|i| format!("{}\n", call(json!(i), "add", json!({"A": i, "B": 1000}))))
+        .collect();
+    server.write(batch.as_bytes());
+    let mut seen: Vec<i64> = (1..=20)
+        .map(|_| {
+            let answer = server.receive();
+            let id = answer["id"].as_i64().expect("numeric id");
+            assert_eq!(
+                answer["result"]["structuredContent"]["result"],
+                json!(id + 1000),
+                "{answer}"
+            );
+            id
+        })
+        .collect();
+    seen.sort();
+    assert_eq!(seen, (1..=20).collect::<Vec<i64>>());
+    assert!(server.finish().success());
+}
