@@ -13,6 +13,7 @@ pub mod options;
 pub mod preprocess;
 pub mod source;
 pub mod span;
+pub mod target;
 
 pub use diagnostic::{Diagnostic, Label, Severity};
 pub use options::ParseOptions;

@@ -4,7 +4,8 @@
 //! decoded UTF-8 text ([`SourceFile::text`]). Line and column (1-based, columns counted in
 //! characters) are the same as in the original file whatever its encoding.
 
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 /// Identifies a file loaded into a [`SourceDb`].
@@ -42,6 +43,8 @@ pub struct SourceFile {
 #[derive(Debug, Default)]
 pub struct SourceDb {
     files: RwLock<Vec<Arc<SourceFile>>>,
+    /// Files loaded by path through [`SourceDb::load_once`] (include files shared by many units).
+    by_path: RwLock<HashMap<PathBuf, FileId>>,
 }
 
 impl SourceDb {
@@ -64,6 +67,44 @@ impl SourceDb {
     pub fn get(&self, id: FileId) -> Arc<SourceFile> {
         let files = self.files.read().unwrap_or_else(|e| e.into_inner());
         Arc::clone(&files[id.0 as usize])
+    }
+
+    /// Number of files loaded so far.
+    pub fn len(&self) -> usize {
+        self.files.read().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// True when no file is loaded.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The file loaded from `path` by an earlier call, or the one `load` reads now.
+    ///
+    /// Used for include files, which many units of a project share: each is read and decoded
+    /// once per run. `path` should be canonical so that two spellings of one file meet.
+    pub fn load_once(
+        &self,
+        path: &Path,
+        load: impl FnOnce() -> std::io::Result<SourceFile>,
+    ) -> std::io::Result<FileId> {
+        if let Some(&id) = self
+            .by_path
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(path)
+        {
+            return Ok(id);
+        }
+        let file = load()?;
+        let mut by_path = self.by_path.write().unwrap_or_else(|e| e.into_inner());
+        // Another thread may have loaded it meanwhile; keep the first.
+        if let Some(&id) = by_path.get(path) {
+            return Ok(id);
+        }
+        let id = self.add(file);
+        by_path.insert(path.to_path_buf(), id);
+        Ok(id)
     }
 }
 
