@@ -140,10 +140,10 @@ pub enum ValueType {
     #[serde(rename_all = "camelCase")]
     Integer {
         /// Smallest accepted value.
-        #[serde(deserialize_with = "deserialize_bound")]
+        #[serde(deserialize_with = "exact_integer")]
         min: i128,
         /// Largest accepted value.
-        #[serde(deserialize_with = "deserialize_bound")]
+        #[serde(deserialize_with = "exact_integer")]
         max: i128,
     },
     /// A floating-point number. ABI: `double`.
@@ -277,26 +277,13 @@ pub enum AbiKind {
     String = 5,
 }
 
-impl ValueType {
-    /// The ABI kind values of this type travel as.
-    pub fn abi_kind(&self) -> AbiKind {
-        match self {
-            ValueType::Integer { max, .. } if *max > i64::MAX as i128 => AbiKind::UInt,
-            ValueType::Integer { .. } | ValueType::Enum { .. } => AbiKind::Int,
-            ValueType::Number { .. } | ValueType::DateTime { .. } => AbiKind::Double,
-            ValueType::Boolean => AbiKind::Bool,
-            ValueType::String { .. } | ValueType::Char { .. } => AbiKind::String,
-        }
-    }
-}
-
-/// Reads an integer bound. Needed because serde buffers internally tagged enums, and its buffer
-/// cannot hand out an `i128` directly (`i128 is not supported`); JSON bounds fit i64 or u64.
-fn deserialize_bound<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<i128, D::Error> {
+/// Reads an integer bound as i128 through `deserialize_any`: serde buffers internally tagged
+/// enums, and its buffer does not support `deserialize_i128` (JSON bounds fit i64 or u64).
+fn exact_integer<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<i128, D::Error> {
     struct Bound;
     impl serde::de::Visitor<'_> for Bound {
         type Value = i128;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             f.write_str("an integer")
         }
         fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<i128, E> {
@@ -313,4 +300,32 @@ fn deserialize_bound<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Resul
         }
     }
     deserializer.deserialize_any(Bound)
+}
+
+impl ValueType {
+    /// The ABI kind values of this type travel as.
+    pub fn abi_kind(&self) -> AbiKind {
+        match self {
+            ValueType::Integer { max, .. } if *max > i64::MAX as i128 => AbiKind::UInt,
+            ValueType::Integer { .. } | ValueType::Enum { .. } => AbiKind::Int,
+            ValueType::Number { .. } | ValueType::DateTime { .. } => AbiKind::Double,
+            ValueType::Boolean => AbiKind::Bool,
+            ValueType::String { .. } | ValueType::Char { .. } => AbiKind::String,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_bounds_round_trip_exactly() {
+        for (min, max) in [(0, u64::MAX as i128), (i64::MIN as i128, i64::MAX as i128)] {
+            let ty = ValueType::Integer { min, max };
+            let text = serde_json::to_string(&ty).unwrap_or_default();
+            let back: Result<ValueType, _> = serde_json::from_str(&text);
+            assert_eq!(back.ok(), Some(ty), "{text}");
+        }
+    }
 }

@@ -9,12 +9,20 @@
 
 pub mod ast;
 pub mod diagnostic;
+pub mod doc;
+pub mod eval;
+mod grammar;
+mod lower;
 pub mod options;
+pub mod parse;
 pub mod preprocess;
+mod scan;
 pub mod source;
 pub mod span;
 pub mod target;
 
 pub use diagnostic::{Diagnostic, Label, Severity};
+pub use eval::ConstEnv;
 pub use options::ParseOptions;
+pub use parse::{parse_file, parse_loaded, parse_text, ParseResult};
 pub use span::{FileId, SourceDb, SourceFile, Span};

@@ -154,6 +154,7 @@ pub fn preprocess(db: &SourceDb, file: FileId, options: &ParseOptions) -> Prepro
         directives: Vec::new(),
         include_stack: Vec::new(),
         decls: None,
+        main: file,
     };
     pp.run_file(file, 0);
     if pp.segments.is_empty() {
@@ -253,6 +254,8 @@ struct Pp<'a> {
     include_stack: Vec<PathBuf>,
     /// Built on first use by `Declared()` or an unknown constant.
     decls: Option<DeclScan>,
+    /// The unit being preprocessed.
+    main: FileId,
 }
 
 /// Where the bytes of the current file go next.
@@ -294,7 +297,7 @@ impl Pp<'_> {
                         Some(end) => (end, Some(&text[i + 2..end - 1])),
                         None => (n, None),
                     };
-                    self.directive(&mut cursor, &mut conds, depth, i, end, body);
+                    self.directive(&mut cursor, &mut conds, depth, b, i, end, body);
                     i = end;
                 }
                 b'{' => i = brace_end(b, i + 1).unwrap_or(n),
@@ -304,7 +307,7 @@ impl Pp<'_> {
                             Some(end) => (end, Some(&text[i + 3..end - 2])),
                             None => (n, None),
                         };
-                        self.directive(&mut cursor, &mut conds, depth, i, end, body);
+                        self.directive(&mut cursor, &mut conds, depth, b, i, end, body);
                         i = end;
                     } else {
                         i = paren_star_end(b, i + 2).unwrap_or(n);
@@ -353,19 +356,19 @@ impl Pp<'_> {
         }
     }
 
-    /// Handles the directive at `b[start..end]` whose inner text is `body` (`None` when it is
-    /// not terminated).
+    /// Handles the directive at `b[start..end]` (`b` is the current file's text) whose inner
+    /// text is `body` (`None` when it is not terminated).
+    #[allow(clippy::too_many_arguments)]
     fn directive(
         &mut self,
         cursor: &mut Cursor,
         conds: &mut Vec<Cond>,
         depth: usize,
+        b: &[u8],
         start: usize,
         end: usize,
         body: Option<&str>,
     ) {
-        let source = self.db.get(cursor.file);
-        let b = source.text.as_bytes();
         let active = conds.last().is_none_or(|c| c.active);
         self.emit(b, cursor.emitted, start, active);
         cursor.emitted = end;
@@ -403,7 +406,11 @@ impl Pp<'_> {
             let written = self.out.len();
             blank(&mut self.out, &b[start..end]);
             if let Some(literal) = fpc_insert_literal(argument.trim(), end - start) {
-                self.out[written..written + literal.len()].copy_from_slice(literal.as_bytes());
+                let place = &mut self.out[written..written + literal.len()];
+                // Only over blanks, so line breaks inside the directive stay where they were.
+                if place.iter().all(|&c| c == b' ') {
+                    place.copy_from_slice(literal.as_bytes());
+                }
             }
             return;
         }
@@ -447,13 +454,11 @@ impl Pp<'_> {
                 if cond.taken || !cond.parent_active {
                     cond.active = false;
                 } else {
-                    let cond_span = cond.span;
                     let value = self.evaluate(argument, span, "ELSEIF");
                     if let Some(cond) = conds.last_mut() {
                         cond.active = value;
                         cond.taken = value;
                     }
-                    let _ = cond_span;
                 }
             }
             "ELSE" => {
@@ -601,26 +606,33 @@ impl Pp<'_> {
             return false;
         }
         let including = self.db.get(cursor.file).path.clone();
-        let Some(path) = include::resolve(&including, name, &self.options.include_dirs) else {
+        let main = self.db.get(self.main).path.clone();
+        let mut key = format!(
+            "{}|{}|{}",
+            folder_key(&including),
+            folder_key(&main),
+            name.to_ascii_lowercase()
+        );
+        for dir in &self.options.include_dirs {
+            key.push('|');
+            key.push_str(&dir.to_string_lossy());
+        }
+        let search = include::Search {
+            including: &including,
+            main: &main,
+            include_dirs: &self.options.include_dirs,
+        };
+        let found = self.db.memo_path(&key, || include::resolve(&search, name));
+        let Some(path) = found else {
             self.diagnostics.push(
                 Diagnostic::warning(format!("include file `{name}` not found"), Some(span))
                     .with_help(
-                        "searched next to the including file and in the include folders (-I); \
-                         the directive is skipped",
+                        "searched next to the including file and the unit, in the include \
+                         folders (-I) and in nearby folders; the directive is skipped",
                     ),
             );
             return false;
         };
-        if depth + 1 > MAX_INCLUDE_DEPTH {
-            self.diagnostics.push(
-                Diagnostic::error(
-                    format!("includes nested deeper than {MAX_INCLUDE_DEPTH} levels at `{name}`"),
-                    Some(span),
-                )
-                .with_help("an include file probably includes itself through a chain"),
-            );
-            return false;
-        }
         if self.include_stack.contains(&path) {
             self.diagnostics.push(
                 Diagnostic::error(
@@ -628,6 +640,16 @@ impl Pp<'_> {
                     Some(span),
                 )
                 .with_help("remove the `{$I}` that closes the cycle or guard it with `{$IFNDEF}`"),
+            );
+            return false;
+        }
+        if depth + 1 > MAX_INCLUDE_DEPTH {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    format!("includes nested deeper than {MAX_INCLUDE_DEPTH} levels at `{name}`"),
+                    Some(span),
+                )
+                .with_help("an include file probably includes itself through a chain"),
             );
             return false;
         }
@@ -675,6 +697,13 @@ impl Cond {
     }
 }
 
+/// The folder of `file` as a memo key part.
+fn folder_key(file: &std::path::Path) -> String {
+    file.parent()
+        .map(|dir| dir.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
 /// Appends `bytes` with every byte but CR and LF replaced by a space.
 fn blank(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend(
@@ -705,6 +734,18 @@ struct EvalEnv<'p, 'a> {
 }
 
 impl EvalEnv<'_, '_> {
+    /// The target's constant `name`; FireMonkey's only once an `FMX.*` unit is used.
+    fn target_constant(&mut self, name: &str) -> Option<ConstValue> {
+        let value = self.pp.target.constant(name)?;
+        if name.eq_ignore_ascii_case("FireMonkeyVersion") {
+            let decls = self.pp.decls.get_or_insert_with(DeclScan::new);
+            if !decls.uses_fmx(&self.pp.out) {
+                return None;
+            }
+        }
+        Some(value)
+    }
+
     /// Looks `name` up among the declarations of the active text so far.
     fn scanned(&mut self, name: &str) -> Option<Option<Value>> {
         let lower = name.to_ascii_lowercase();
@@ -724,7 +765,7 @@ impl expr::Env for EvalEnv<'_, '_> {
 
     fn declared(&mut self, name: &str) -> bool {
         let name = last_part(name);
-        self.pp.target.constant(name).is_some()
+        self.target_constant(name).is_some()
             || target::WELL_KNOWN_DECLARED
                 .iter()
                 .any(|known| known.eq_ignore_ascii_case(name))
@@ -733,7 +774,7 @@ impl expr::Env for EvalEnv<'_, '_> {
 
     fn constant(&mut self, name: &str) -> Value {
         let name = last_part(name);
-        if let Some(value) = self.pp.target.constant(name) {
+        if let Some(value) = self.target_constant(name) {
             return match value {
                 ConstValue::Int(v) => Value::Int(v),
                 ConstValue::Real(v) => Value::Real(v),

@@ -5,8 +5,9 @@
 //! Windows code page. [`decode`] picks the encoding in this order:
 //!
 //! 1. a BOM (`EF BB BF` UTF-8, `FF FE` UTF-16LE, `FE FF` UTF-16BE) decides, and is removed;
-//! 2. otherwise bytes that are valid UTF-8 are UTF-8;
-//! 3. otherwise the Windows code page given by the caller (1252 unless `--codepage` says else).
+//! 2. otherwise UTF-16 without BOM is recognised by the zero bytes of its leading ASCII;
+//! 3. otherwise bytes that are valid UTF-8 are UTF-8;
+//! 4. otherwise the Windows code page given by the caller (1252 unless `--codepage` says else).
 //!
 //! Line breaks are kept exactly as they are (CRLF, LF or a lone CR), so byte offsets into the
 //! decoded text stay meaningful; [`line_starts`] treats all three as line ends, so the line and
@@ -75,6 +76,13 @@ pub fn decode(bytes: &[u8], codepage: u16) -> io::Result<Decoded> {
             encoding: encoding.name(),
         });
     }
+    if let Some(encoding) = bomless_utf16(bytes) {
+        let (text, _) = encoding.decode_without_bom_handling(bytes);
+        return Ok(Decoded {
+            text: text.into_owned(),
+            encoding: encoding.name(),
+        });
+    }
     if let Ok(text) = std::str::from_utf8(bytes) {
         return Ok(Decoded {
             text: text.to_owned(),
@@ -92,6 +100,23 @@ pub fn decode(bytes: &[u8], codepage: u16) -> io::Result<Decoded> {
         text: text.into_owned(),
         encoding: encoding.name(),
     })
+}
+
+/// UTF-16 written without a BOM: Pascal source starts with ASCII (a keyword, a comment or a
+/// blank), so an ASCII byte next to a zero byte in each of the first two code units gives the
+/// byte order away. UTF-8 and ANSI source never contain zero bytes.
+fn bomless_utf16(bytes: &[u8]) -> Option<&'static Encoding> {
+    let [a, b, c, d, ..] = *bytes else {
+        return None;
+    };
+    let ascii = |x: u8| x != 0 && x.is_ascii();
+    if ascii(a) && b == 0 && ascii(c) && d == 0 {
+        Some(encoding_rs::UTF_16LE)
+    } else if a == 0 && ascii(b) && c == 0 && ascii(d) {
+        Some(encoding_rs::UTF_16BE)
+    } else {
+        None
+    }
 }
 
 /// The encoding of a Windows code page number, for the code pages Delphi source is written in.

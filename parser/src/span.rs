@@ -45,6 +45,8 @@ pub struct SourceDb {
     files: RwLock<Vec<Arc<SourceFile>>>,
     /// Files loaded by path through [`SourceDb::load_once`] (include files shared by many units).
     by_path: RwLock<HashMap<PathBuf, FileId>>,
+    /// Results of include-file searches (see [`SourceDb::memo_path`]).
+    path_memo: RwLock<HashMap<String, Option<PathBuf>>>,
 }
 
 impl SourceDb {
@@ -105,6 +107,32 @@ impl SourceDb {
         let id = self.add(file);
         by_path.insert(path.to_path_buf(), id);
         Ok(id)
+    }
+
+    /// The path `search` finds for `key`, computed once per database.
+    ///
+    /// Used to remember where an include file was found (or that it was not), so the many
+    /// units of a project that include the same file search the folders once. The key must
+    /// say everything the search depends on.
+    pub fn memo_path(
+        &self,
+        key: &str,
+        search: impl FnOnce() -> Option<PathBuf>,
+    ) -> Option<PathBuf> {
+        if let Some(found) = self
+            .path_memo
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+        {
+            return found.clone();
+        }
+        let found = search();
+        self.path_memo
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key.to_string(), found.clone());
+        found
     }
 }
 

@@ -343,6 +343,11 @@ fn fpc_target(name: String, platform: Platform) -> Target {
         "FPC_HAS_TYPE_DOUBLE",
         "ENDIAN_LITTLE",
         "FPC_LITTLE_ENDIAN",
+        // Free Pascal's version macros are also defined symbols (`{$IFDEF FPC_FULLVERSION}`).
+        "FPC_FULLVERSION",
+        "FPC_VERSION",
+        "FPC_RELEASE",
+        "FPC_PATCH",
     ];
     let os: &[&'static str] = match platform {
         Linux64 => &["LINUX", "UNIX", "HASUNIX"],
@@ -436,8 +441,8 @@ impl Target {
     }
 }
 
-/// Names the RTL declares (in `System`/`SysUtils`) in both modern Delphi and Free Pascal 3.2,
-/// which `{$IF Declared(...)}` treats as declared. The preprocessor has no symbol table, so
+/// Names the RTL declares (in `System`, `SysUtils`, `Classes`) in both modern Delphi and Free
+/// Pascal 3.2, which `{$IF Declared(...)}` treats as declared. The preprocessor has no symbol table, so
 /// this short list plus the names declared earlier in the file is all `Declared()` knows.
 pub const WELL_KNOWN_DECLARED: &[&str] = &[
     "AnsiChar",
@@ -466,14 +471,24 @@ pub const WELL_KNOWN_DECLARED: &[&str] = &[
     "Single",
     "SmallInt",
     "String",
+    "TArray",
     "TBytes",
     "TClass",
+    "TComponent",
     "TDateTime",
     "TEncoding",
+    "TFormatSettings",
     "TGUID",
     "TInterfacedObject",
+    "TList",
+    "TMemoryStream",
     "TObject",
+    "TPersistent",
+    "TStream",
     "TStringBuilder",
+    "TStringList",
+    "TStrings",
+    "TThread",
     "UInt64",
     "UnicodeString",
     "UTF8String",

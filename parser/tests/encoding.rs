@@ -34,6 +34,8 @@ fn every_encoding_gives_the_same_text_and_positions() {
         ("utf8_nobom.pas", "UTF-8"),
         ("utf16le_bom.pas", "UTF-16LE"),
         ("utf16be_bom.pas", "UTF-16BE"),
+        ("utf16le_nobom.pas", "UTF-16LE"),
+        ("utf16be_nobom.pas", "UTF-16BE"),
         ("ansi1252.pas", "windows-1252"),
     ];
     let (_, _, _, reference) = locate("utf8_nobom.pas", 1252, "Marker");

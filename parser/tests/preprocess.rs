@@ -256,6 +256,14 @@ fn include_segments_map_back_to_each_file() {
 }
 
 #[test]
+fn include_found_in_a_nearby_folder_and_the_unit_folder() {
+    let (db, pp) = run("nearby/project/src/Unit1.pas", &ParseOptions::default());
+    assert!(pp.diagnostics.is_empty(), "{}", report(&db, &pp));
+    assert!(pp.text.contains("ProjectIncFound"));
+    assert!(pp.text.contains("LocalIncFoundFromTheUnitFolder"));
+}
+
+#[test]
 fn include_cycles_and_depth() {
     let mut out = String::new();
     for name in [

@@ -59,6 +59,9 @@ const PIECES: &[&str] = &[
     ";",
     "=",
     "[McpTool('x')]",
+    "{$I %DATE%}",
+    "{$I missing_prop_file.inc}",
+    "{$I-}",
 ];
 
 fn pascalish() -> impl Strategy<Value = String> {
@@ -92,7 +95,9 @@ proptest! {
         for target in ["delphi12-win64", "fpc-linux64"] {
             let pp = run(&text, target);
             prop_assert_eq!(pp.text.len(), text.len());
-            for (i, (a, b)) in text.bytes().zip(pp.text.bytes()).enumerate() {
+            // `{$I %DATE%}` is the one directive that writes text of its own ('DATE').
+            let written = pp.text.replace("'DATE'", "      ");
+            for (i, (a, b)) in text.bytes().zip(written.bytes()).enumerate() {
                 let line_break = |c: u8| c == b'\r' || c == b'\n';
                 prop_assert_eq!(line_break(a), line_break(b), "line break at {}", i);
                 prop_assert!(b == b' ' || a == b, "byte {} changed from {} to {}", i, a, b);

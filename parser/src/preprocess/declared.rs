@@ -10,6 +10,9 @@
 //! - for `const Name = literal;` (and typed `const Name: T = literal;`) the literal's value, so
 //!   `{$IF MyVersion >= 3}` can compare it; `-` before a number is understood.
 //!
+//! FireMonkey's `FireMonkeyVersion` counts as declared only after a `uses` clause that names
+//! an `FMX.*` unit, as in Delphi, where `FMX.Types` declares it.
+//!
 //! Names from used units are unknown except the short list of
 //! [`crate::target::WELL_KNOWN_DECLARED`]. The scan runs lazily: only files whose
 //! conditionals call `Declared()` or name an unknown constant pay for it, and each byte of
@@ -45,6 +48,10 @@ pub(crate) struct DeclScan {
     negate: bool,
     /// Declared names (lower case) and, for simple constants, their values.
     names: HashMap<String, Option<Value>>,
+    /// Inside a `uses` clause.
+    in_uses: bool,
+    /// A `uses` clause named an `FMX.*` unit (so FireMonkey's constants are declared).
+    uses_fmx: bool,
 }
 
 impl DeclScan {
@@ -60,7 +67,15 @@ impl DeclScan {
             const_value: Vec::new(),
             negate: false,
             names: HashMap::new(),
+            in_uses: false,
+            uses_fmx: false,
         }
+    }
+
+    /// Did a `uses` clause before `out.len()` name a FireMonkey unit (`FMX.Types`, ...)?
+    pub(crate) fn uses_fmx(&mut self, out: &[u8]) -> bool {
+        self.scan_to(out);
+        self.uses_fmx
     }
 
     /// Is `name` (lower case) declared in the text before `out.len()`?
@@ -86,7 +101,6 @@ impl DeclScan {
                 }
                 b'/' if out.get(i + 1) == Some(&b'/') => i = line_end(out, i),
                 b'\'' | b'#' => {
-                    let start = i;
                     let mut text = String::new();
                     while i < n && (out[i] == b'\'' || out[i] == b'#') {
                         if out[i] == b'\'' {
@@ -107,7 +121,6 @@ impl DeclScan {
                             text.push('\u{fffd}');
                         }
                     }
-                    let _ = start;
                     self.value_token(Value::Str(text));
                 }
                 c if c.is_ascii_digit() || c == b'$' => {
@@ -167,6 +180,14 @@ impl DeclScan {
     }
 
     fn identifier(&mut self, word: String, may_be_keyword: bool) {
+        if self.in_uses && word == "fmx" {
+            self.uses_fmx = true;
+        }
+        if may_be_keyword && word == "uses" {
+            self.start_section(Section::None);
+            self.in_uses = true;
+            return;
+        }
         if may_be_keyword {
             match word.as_str() {
                 "const" | "resourcestring" => return self.start_section(Section::Const),
@@ -177,7 +198,7 @@ impl DeclScan {
                     return;
                 }
                 "begin" | "implementation" | "interface" | "initialization" | "finalization"
-                | "uses" | "asm" | "label" | "exports" => {
+                | "asm" | "label" | "exports" => {
                     self.start_section(Section::None);
                     return;
                 }
@@ -252,6 +273,7 @@ impl DeclScan {
                 self.negate = !self.negate;
             }
             b';' => {
+                self.in_uses = false;
                 if let Some(name) = self.const_name.take() {
                     if let [value] = self.const_value.as_slice() {
                         if *value != Value::Unknown {

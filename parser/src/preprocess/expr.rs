@@ -461,6 +461,23 @@ impl Parser<'_, '_> {
                 self.expect_sym(")")?;
                 Ok(value)
             }
+            "high" | "low" => {
+                let value = match self.tokens.get(self.pos) {
+                    Some(Tok::Ident(arg))
+                        if matches!(self.tokens.get(self.pos + 1), Some(Tok::Sym(")"))) =>
+                    {
+                        let arg = *arg;
+                        self.pos += 1;
+                        integer_bound(self.env, arg, lower == "high")
+                    }
+                    _ => {
+                        self.relational()?;
+                        Value::Unknown
+                    }
+                };
+                self.expect_sym(")")?;
+                Ok(value)
+            }
             _ => {
                 // Ord, High, Low, Trunc, option(...) and friends: arguments are checked for
                 // syntax, the value is unknown except for the few below.
@@ -486,6 +503,55 @@ impl Parser<'_, '_> {
                 })
             }
         }
+    }
+}
+
+/// `High(T)`/`Low(T)` of an integer or character type, from its size on the target.
+fn integer_bound(env: &mut dyn Env, type_name: &str, high: bool) -> Value {
+    let lower = type_name
+        .rsplit('.')
+        .next()
+        .unwrap_or(type_name)
+        .to_ascii_lowercase();
+    let signed = matches!(
+        lower.as_str(),
+        "shortint"
+            | "smallint"
+            | "integer"
+            | "longint"
+            | "int64"
+            | "nativeint"
+            | "int8"
+            | "int16"
+            | "int32"
+            | "fixedint"
+    );
+    let unsigned = matches!(
+        lower.as_str(),
+        "byte"
+            | "word"
+            | "cardinal"
+            | "longword"
+            | "uint64"
+            | "nativeuint"
+            | "uint8"
+            | "uint16"
+            | "uint32"
+            | "fixeduint"
+            | "char"
+            | "ansichar"
+            | "widechar"
+    );
+    let Some(size) = env.size_of(&lower).filter(|s| (1..=8).contains(s)) else {
+        return Value::Unknown;
+    };
+    let bits = (size * 8) as u32;
+    match (signed, unsigned, high) {
+        (true, _, true) => Value::Int(i64::MAX >> (64 - bits)),
+        (true, _, false) => Value::Int(i64::MIN >> (64 - bits)),
+        (_, true, true) => Value::Int((u64::MAX >> (64 - bits)) as i64),
+        (_, true, false) => Value::Int(0),
+        _ => Value::Unknown,
     }
 }
 

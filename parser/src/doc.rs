@@ -1,0 +1,237 @@
+//! `///` XML documentation comments.
+//!
+//! The lines of `///` comments directly before a declaration (blank lines, attributes and blanked
+//! directives may sit in between) are its documentation. The XML is read leniently: `<summary>`,
+//! `<param name="...">`, `<returns>` and `<remarks>` become text with inner tags removed
+//! (`<see cref="X"/>` keeps `X`), whitespace collapsed and entities decoded.
+
+use crate::ast::{DocComment, ParamDoc};
+use crate::preprocess::Preprocessed;
+
+/// The `///` comment that ends right before `offset` of the preprocessed text, if any.
+pub(crate) fn doc_before(pp: &Preprocessed, offset: usize) -> Option<DocComment> {
+    let text = pp.text.as_str();
+    let b = text.as_bytes();
+    let mut end = offset.min(b.len());
+    let mut lines: Vec<&str> = Vec::new();
+    let mut first_start = None;
+    let mut last_end = None;
+    loop {
+        while end > 0 && b[end - 1].is_ascii_whitespace() {
+            end -= 1;
+        }
+        if end == 0 {
+            break;
+        }
+        let mut start = end;
+        while start > 0 && b[start - 1] != b'\n' && b[start - 1] != b'\r' {
+            start -= 1;
+        }
+        let line = text.get(start..end)?;
+        let trimmed = line.trim_start();
+        let Some(content) = trimmed.strip_prefix("///") else {
+            break;
+        };
+        if content.starts_with('/') {
+            break;
+        }
+        lines.push(content.strip_prefix(' ').unwrap_or(content));
+        first_start = Some(end - trimmed.len());
+        last_end.get_or_insert(end);
+        end = start;
+    }
+    let (start, stop) = (first_start?, last_end?);
+    lines.reverse();
+    let mut doc = parse_doc(&lines.join("\n"));
+    doc.span = Some(pp.span(start, stop));
+    Some(doc)
+}
+
+/// Reads the XML of a documentation comment (the text without `///` markers).
+pub fn parse_doc(raw: &str) -> DocComment {
+    let mut doc = DocComment {
+        raw: raw.to_string(),
+        ..DocComment::default()
+    };
+    let has_tags = ["summary", "param", "returns", "remarks"]
+        .iter()
+        .any(|t| !elements(raw, t).is_empty());
+    if !has_tags {
+        let text = plain(raw);
+        doc.summary = (!text.is_empty()).then_some(text);
+        return doc;
+    }
+    doc.summary = elements(raw, "summary").first().map(|(_, t)| plain(t));
+    doc.returns = elements(raw, "returns").first().map(|(_, t)| plain(t));
+    doc.remarks = elements(raw, "remarks").first().map(|(_, t)| plain(t));
+    doc.params = elements(raw, "param")
+        .into_iter()
+        .map(|(attrs, t)| ParamDoc {
+            name: attr_value(attrs, "name").unwrap_or_default(),
+            text: plain(t),
+        })
+        .collect();
+    doc
+}
+
+/// `(attributes, inner text)` of every `<tag ...>...</tag>` (case-insensitive tag names).
+fn elements<'t>(raw: &'t str, tag: &str) -> Vec<(&'t str, &'t str)> {
+    let lower = raw.to_ascii_lowercase();
+    let open = format!("<{tag}");
+    let close = format!("</{tag}");
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(rel) = lower.get(from..).and_then(|s| s.find(&open)) {
+        let start = from + rel;
+        let after_name = start + open.len();
+        // `<param>` must not match `<paramref>`
+        if lower[after_name..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric())
+        {
+            from = after_name;
+            continue;
+        }
+        let Some(gt) = lower[after_name..].find('>') else {
+            break;
+        };
+        let attrs = &raw[after_name..after_name + gt];
+        let body_start = after_name + gt + 1;
+        if attrs.trim_end().ends_with('/') {
+            out.push((attrs.trim_end_matches('/'), ""));
+            from = body_start;
+            continue;
+        }
+        let (inner, next) = match lower[body_start..].find(&close) {
+            Some(c) => {
+                let close_end = lower[body_start + c..]
+                    .find('>')
+                    .map_or(lower.len(), |g| body_start + c + g + 1);
+                (&raw[body_start..body_start + c], close_end)
+            }
+            None => (&raw[body_start..], raw.len()),
+        };
+        out.push((attrs, inner));
+        from = next;
+    }
+    out
+}
+
+fn attr_value(attrs: &str, name: &str) -> Option<String> {
+    let lower = attrs.to_ascii_lowercase();
+    let at = lower.find(&format!("{name}="))?;
+    let rest = attrs[at + name.len() + 1..].trim_start();
+    let quote = rest.chars().next()?;
+    if quote == '"' || quote == '\'' {
+        let body = &rest[1..];
+        let end = body.find(quote)?;
+        Some(decode_entities(&body[..end]))
+    } else {
+        Some(rest.split_whitespace().next()?.to_string())
+    }
+}
+
+/// Inner tags removed (keeping `cref`/`langword`/`name` values), entities decoded, whitespace
+/// collapsed.
+fn plain(xml: &str) -> String {
+    let mut out = String::new();
+    let mut rest = xml;
+    while let Some(lt) = rest.find('<') {
+        out.push_str(&rest[..lt]);
+        match rest[lt..].find('>') {
+            Some(gt) => {
+                let tag = &rest[lt + 1..lt + gt];
+                for key in ["cref", "langword", "name", "href"] {
+                    if tag.trim_end().ends_with('/') || tag.starts_with("see") {
+                        if let Some(v) = attr_value(tag, key) {
+                            out.push_str(&v);
+                            break;
+                        }
+                    }
+                }
+                rest = &rest[lt + gt + 1..];
+            }
+            None => {
+                out.push_str(&rest[lt..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    crate::lower::normalize(&decode_entities(&out))
+}
+
+/// Decodes `&lt; &gt; &amp; &quot; &apos;` and numeric character references.
+pub fn decode_entities(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(amp) = rest.find('&') {
+        out.push_str(&rest[..amp]);
+        let after = &rest[amp + 1..];
+        let semi = after.find(';').filter(|&s| s <= 10);
+        let decoded = semi.and_then(|s| {
+            let name = &after[..s];
+            let c = match name {
+                "lt" => Some('<'),
+                "gt" => Some('>'),
+                "amp" => Some('&'),
+                "quot" => Some('"'),
+                "apos" => Some('\''),
+                "nbsp" => Some('\u{A0}'),
+                _ => {
+                    let code = if let Some(hex) =
+                        name.strip_prefix("#x").or_else(|| name.strip_prefix("#X"))
+                    {
+                        u32::from_str_radix(hex, 16).ok()
+                    } else {
+                        name.strip_prefix('#').and_then(|d| d.parse::<u32>().ok())
+                    };
+                    code.and_then(char::from_u32)
+                }
+            };
+            c.map(|c| (c, s))
+        });
+        match decoded {
+            Some((c, s)) => {
+                out.push(c);
+                rest = &after[s + 1..];
+            }
+            None => {
+                out.push('&');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_tags_and_entities() {
+        let d = parse_doc(
+            "<summary>Adds two\n numbers &lt;fast&gt; see <see cref=\"TCalc\"/>.</summary>\n\
+             <param name=\"A\">first</param><param name='B'>second &amp; last</param>\n\
+             <returns>the sum</returns><remarks>none</remarks>",
+        );
+        assert_eq!(
+            d.summary.as_deref(),
+            Some("Adds two numbers <fast> see TCalc.")
+        );
+        assert_eq!(d.params.len(), 2);
+        assert_eq!(d.params[1].name, "B");
+        assert_eq!(d.params[1].text, "second & last");
+        assert_eq!(d.returns.as_deref(), Some("the sum"));
+        assert_eq!(d.remarks.as_deref(), Some("none"));
+    }
+
+    #[test]
+    fn untagged_text_is_summary() {
+        let d = parse_doc("Just text &amp; more");
+        assert_eq!(d.summary.as_deref(), Some("Just text & more"));
+    }
+}

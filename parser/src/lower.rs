@@ -1,0 +1,1267 @@
+//! Turns pest pairs into the syntax tree of [`crate::ast`].
+
+use crate::ast::*;
+use crate::doc;
+use crate::grammar::Rule;
+use crate::preprocess::Preprocessed;
+use crate::span::Span;
+use pest::iterators::Pair;
+
+type P<'i> = Pair<'i, Rule>;
+
+/// Lowers pairs parsed from `pp.text[base..]`.
+pub(crate) struct Lower<'a> {
+    pub pp: &'a Preprocessed,
+    pub base: usize,
+}
+
+/// Collapses runs of whitespace to one space and trims.
+pub(crate) fn normalize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut space = false;
+    for c in text.trim().chars() {
+        if c.is_whitespace() {
+            space = true;
+        } else {
+            if space {
+                out.push(' ');
+                space = false;
+            }
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn strip_amp(name: &str) -> String {
+    name.strip_prefix('&').unwrap_or(name).to_string()
+}
+
+/// A name with inner whitespace removed (`System . SysUtils` → `System.SysUtils`).
+fn compact(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+impl Lower<'_> {
+    fn span(&self, p: &P) -> Span {
+        let s = p.as_span();
+        self.span_of(s.start(), s.end())
+    }
+
+    fn span_of(&self, start: usize, end: usize) -> Span {
+        self.pp.span(self.base + start, self.base + end)
+    }
+
+    fn doc(&self, p: &P) -> Option<DocComment> {
+        doc::doc_before(self.pp, self.base + p.as_span().start())
+    }
+
+    // ------------------------------------------------------------ unit head, uses
+
+    /// `unit_head` → kind, name, name span, hints.
+    pub fn unit_head(&self, p: P) -> (UnitKind, String, Span, Vec<Directive>) {
+        let mut kind = UnitKind::Unit;
+        let mut name = String::new();
+        let mut name_span = self.span(&p);
+        let mut hints = Vec::new();
+        for c in p.into_inner() {
+            match c.as_rule() {
+                Rule::unit_kind => {
+                    kind = match c.into_inner().next().map(|k| k.as_rule()) {
+                        Some(Rule::kw_program) => UnitKind::Program,
+                        Some(Rule::kw_library) => UnitKind::Library,
+                        Some(Rule::kw_package) => UnitKind::Package,
+                        _ => UnitKind::Unit,
+                    }
+                }
+                Rule::unit_name => {
+                    if let Some(q) = c.into_inner().next() {
+                        name = compact(q.as_str());
+                        name_span = self.span(&q);
+                    }
+                }
+                Rule::hint => hints.push(self.hint(c)),
+                _ => {}
+            }
+        }
+        (kind, name, name_span, hints)
+    }
+
+    pub fn uses_clause(&self, p: P) -> UsesClause {
+        let span = self.span(&p);
+        let mut keyword = String::new();
+        let mut units = Vec::new();
+        for c in p.into_inner() {
+            match c.as_rule() {
+                Rule::uses_kw => keyword = c.as_str().to_ascii_lowercase(),
+                Rule::used_unit => {
+                    let uspan = self.span(&c);
+                    let mut name = String::new();
+                    let mut in_file = None;
+                    for u in c.into_inner() {
+                        match u.as_rule() {
+                            Rule::qualified_ident => name = compact(u.as_str()),
+                            Rule::string_lit => in_file = Some(string_value(u)),
+                            _ => {}
+                        }
+                    }
+                    units.push(UsedUnit {
+                        name,
+                        in_file,
+                        span: uspan,
+                    });
+                }
+                _ => {}
+            }
+        }
+        UsesClause {
+            keyword,
+            units,
+            span,
+        }
+    }
+
+    pub fn other_decl(&self, p: P, keyword: &str) -> OtherDecl {
+        OtherDecl {
+            keyword: keyword.to_string(),
+            span: self.span(&p),
+        }
+    }
+
+    // ------------------------------------------------------------ hints, directives, attributes
+
+    fn hint(&self, p: P) -> Directive {
+        let span = self.span(&p);
+        let mut name = String::new();
+        let mut arg = None;
+        for c in p.into_inner() {
+            match c.as_rule() {
+                Rule::hint_name => name = c.as_str().to_ascii_lowercase(),
+                Rule::string_lit => arg = Some(normalize(c.as_str())),
+                _ => {}
+            }
+        }
+        Directive { name, arg, span }
+    }
+
+    pub fn attributes(&self, p: P) -> Vec<Attribute> {
+        let mut out = Vec::new();
+        for list in p.into_inner() {
+            for a in list.into_inner() {
+                if a.as_rule() != Rule::attribute {
+                    continue;
+                }
+                let span = self.span(&a);
+                let mut name = String::new();
+                let mut args = Vec::new();
+                for c in a.into_inner() {
+                    match c.as_rule() {
+                        Rule::qualified_ident => name = compact(c.as_str()),
+                        Rule::attr_arg => {
+                            if let Some(inner) = c.into_inner().next() {
+                                if inner.as_rule() == Rule::attr_named {
+                                    let mut it = inner.into_inner();
+                                    let n = it.next().map(|n| strip_amp(n.as_str()));
+                                    if let Some(e) = it.next() {
+                                        args.push(AttributeArg {
+                                            name: n,
+                                            value: self.expr(e),
+                                        });
+                                    }
+                                } else {
+                                    args.push(AttributeArg {
+                                        name: None,
+                                        value: self.expr(inner),
+                                    });
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                out.push(Attribute { name, args, span });
+            }
+        }
+        out
+    }
+
+    // ------------------------------------------------------------ constants and variables
+
+    pub fn const_decl(&self, p: P) -> ConstDecl {
+        let span = self.span(&p);
+        let doc = self.doc(&p);
+        let mut d = ConstDecl {
+            name: String::new(),
+            name_span: span,
+            ty: None,
+            value: Expr {
+                text: String::new(),
+                kind: ExprKind::Other,
+                span,
+            },
+            attributes: Vec::new(),
+            doc,
+            hints: Vec::new(),
+            span,
+        };
+        for c in p.into_inner() {
+            match c.as_rule() {
+                Rule::attributes => d.attributes.extend(self.attributes(c)),
+                Rule::ident => {
+                    d.name = strip_amp(c.as_str());
+                    d.name_span = self.span(&c);
+                }
+                Rule::type_ref => d.ty = Some(self.type_ref(c)),
+                Rule::const_value => d.value = self.const_value(c),
+                Rule::hint => d.hints.push(self.hint(c)),
+                _ => {}
+            }
+        }
+        d
+    }
+
+    fn const_value(&self, p: P) -> Expr {
+        let span = self.span(&p);
+        match p.clone().into_inner().next() {
+            Some(e) if e.as_rule() == Rule::expr => self.expr(e),
+            _ => Expr {
+                text: normalize(p.as_str()),
+                kind: ExprKind::Other,
+                span,
+            },
+        }
+    }
+
+    /// `var_decl` / `field_decl` → one entry per name.
+    pub fn var_decl(&self, p: P) -> Vec<VarDecl> {
+        let span = self.span(&p);
+        let doc = self.doc(&p);
+        let mut names = Vec::new();
+        let mut ty = None;
+        let mut value = None;
+        let mut attributes = Vec::new();
+        for c in p.into_inner() {
+            match c.as_rule() {
+                Rule::attributes => attributes.extend(self.attributes(c)),
+                Rule::ident_list => {
+                    for n in c.into_inner() {
+                        names.push((strip_amp(n.as_str()), self.span(&n)));
+                    }
+                }
+                Rule::type_ref => ty = Some(self.type_ref(c)),
+                Rule::var_init => {
+                    if let Some(v) = c
+                        .into_inner()
+                        .find(|v| matches!(v.as_rule(), Rule::expr | Rule::const_value))
+                    {
+                        value = Some(if v.as_rule() == Rule::expr {
+                            self.expr(v)
+                        } else {
+                            self.const_value(v)
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        let ty = ty.unwrap_or_else(|| TypeRef {
+            kind: TypeRefKind::Other,
+            text: String::new(),
+            span,
+        });
+        names
+            .into_iter()
+            .map(|(name, name_span)| VarDecl {
+                name,
+                name_span,
+                ty: ty.clone(),
+                value: value.clone(),
+                attributes: attributes.clone(),
+                doc: doc.clone(),
+                span,
+            })
+            .collect()
+    }
+
+    // ------------------------------------------------------------ types
+
+    pub fn type_decl(&self, p: P) -> TypeDecl {
+        let span = self.span(&p);
+        let doc = self.doc(&p);
+        let mut d = TypeDecl {
+            name: String::new(),
+            name_span: span,
+            generic_params: Vec::new(),
+            def: TypeDef::Other {
+                target: TypeRef {
+                    kind: TypeRefKind::Other,
+                    text: String::new(),
+                    span,
+                },
+            },
+            attributes: Vec::new(),
+            doc,
+            hints: Vec::new(),
+            span,
+        };
+        for c in p.into_inner() {
+            match c.as_rule() {
+                Rule::attributes => d.attributes.extend(self.attributes(c)),
+                Rule::ident => {
+                    d.name = strip_amp(c.as_str());
+                    d.name_span = self.span(&c);
+                }
+                Rule::generic_params => d.generic_params = self.generic_params(c),
+                Rule::type_def => d.def = self.type_def(c),
+                Rule::hint => d.hints.push(self.hint(c)),
+                _ => {}
+            }
+        }
+        d
+    }
+
+    fn generic_params(&self, p: P) -> Vec<GenericParam> {
+        let mut out = Vec::new();
+        for group in p.into_inner() {
+            if group.as_rule() != Rule::generic_group {
+                continue;
+            }
+            let mut names = Vec::new();
+            let mut constraints = Vec::new();
+            for c in group.into_inner() {
+                match c.as_rule() {
+                    Rule::ident_list => {
+                        for n in c.into_inner() {
+                            names.push((strip_amp(n.as_str()), self.span(&n)));
+                        }
+                    }
+                    Rule::constraint => constraints.push(normalize(c.as_str())),
+                    _ => {}
+                }
+            }
+            for (name, span) in names {
+                out.push(GenericParam {
+                    name,
+                    constraints: constraints.clone(),
+                    span,
+                });
+            }
+        }
+        out
+    }
+
+    fn type_def(&self, p: P) -> TypeDef {
+        let span = self.span(&p);
+        let Some(c) = p.clone().into_inner().next() else {
+            return TypeDef::Other {
+                target: self.other_type(&p),
+            };
+        };
+        match c.as_rule() {
+            Rule::class_of_type => TypeDef::ClassRef {
+                class: self.first_type_ref(c, span),
+            },
+            Rule::class_helper
+            | Rule::class_type
+            | Rule::record_helper
+            | Rule::interface_type
+            | Rule::object_type
+            | Rule::record_type => TypeDef::Structured(self.structured(c)),
+            Rule::distinct_type => TypeDef::Alias {
+                target: self.first_type_ref(c, span),
+                distinct: true,
+            },
+            Rule::type_ref => {
+                let tr = self.type_ref(c.clone());
+                let Some(inner) = c.into_inner().next() else {
+                    return TypeDef::Other { target: tr };
+                };
+                match inner.as_rule() {
+                    Rule::enum_type => TypeDef::Enum(self.enum_type(inner)),
+                    Rule::subrange_type => {
+                        let mut it = inner.into_inner();
+                        match (it.next(), it.next()) {
+                            (Some(lo), Some(hi)) => TypeDef::Subrange {
+                                low: self.expr(lo),
+                                high: self.expr(hi),
+                            },
+                            _ => TypeDef::Other { target: tr },
+                        }
+                    }
+                    Rule::set_type => TypeDef::Set {
+                        element: self.first_type_ref(inner, span),
+                    },
+                    Rule::pointer_type => TypeDef::Pointer {
+                        target: self.first_type_ref(inner, span),
+                    },
+                    Rule::class_of_type => TypeDef::ClassRef {
+                        class: self.first_type_ref(inner, span),
+                    },
+                    Rule::proc_type => TypeDef::Procedural(self.proc_type(inner)),
+                    Rule::record_type => TypeDef::Structured(self.structured(inner)),
+                    Rule::named_type | Rule::string_type => TypeDef::Alias {
+                        target: tr,
+                        distinct: false,
+                    },
+                    _ => TypeDef::Other { target: tr },
+                }
+            }
+            _ => TypeDef::Other {
+                target: self.other_type(&c),
+            },
+        }
+    }
+
+    fn other_type(&self, p: &P) -> TypeRef {
+        TypeRef {
+            kind: TypeRefKind::Other,
+            text: normalize(p.as_str()),
+            span: self.span(p),
+        }
+    }
+
+    /// The first `type_ref` child of `p`.
+    fn first_type_ref(&self, p: P, span: Span) -> TypeRef {
+        match p.into_inner().find(|c| c.as_rule() == Rule::type_ref) {
+            Some(t) => self.type_ref(t),
+            None => TypeRef {
+                kind: TypeRefKind::Other,
+                text: String::new(),
+                span,
+            },
+        }
+    }
+
+    fn enum_type(&self, p: P) -> EnumType {
+        let members = p
+            .into_inner()
+            .filter(|m| m.as_rule() == Rule::enum_member)
+            .map(|m| {
+                let span = self.span(&m);
+                let mut it = m.into_inner();
+                let name = it.next().map(|n| strip_amp(n.as_str())).unwrap_or_default();
+                let value = it.next().map(|e| self.expr(e));
+                EnumMember { name, value, span }
+            })
+            .collect();
+        EnumType { members }
+    }
+
+    fn proc_type(&self, p: P) -> ProceduralType {
+        let span = self.span(&p);
+        let mut heading = empty_routine(span);
+        let mut reference_to = false;
+        let mut of_object = false;
+        for c in p.into_inner() {
+            match c.as_rule() {
+                Rule::kw_reference => reference_to = true,
+                Rule::kw_procedure => heading.kind = RoutineKind::Procedure,
+                Rule::kw_function => heading.kind = RoutineKind::Function,
+                Rule::formal_params => heading.params = self.params(c),
+                Rule::type_ref => heading.result = Some(self.type_ref(c)),
+                Rule::of_object => of_object = true,
+                Rule::call_conv => heading.directives.push(Directive {
+                    name: c.as_str().to_ascii_lowercase(),
+                    arg: None,
+                    span: self.span(&c),
+                }),
+                _ => {}
+            }
+        }
+        heading.forward = true;
+        ProceduralType {
+            reference_to,
+            of_object,
+            heading,
+        }
+    }
+
+    pub fn type_ref(&self, p: P) -> TypeRef {
+        let span = self.span(&p);
+        let text = normalize(p.as_str());
+        let kind = match p.into_inner().next() {
+            Some(inner) => self.type_ref_kind(inner),
+            None => TypeRefKind::Other,
+        };
+        TypeRef { kind, text, span }
+    }
+
+    fn type_ref_kind(&self, p: P) -> TypeRefKind {
+        let span = self.span(&p);
+        match p.as_rule() {
+            Rule::named_type => {
+                let mut parts = Vec::new();
+                let mut generic_args = Vec::new();
+                let mut code_page = None;
+                for c in p.into_inner() {
+                    match c.as_rule() {
+                        Rule::type_name_part => {
+                            generic_args.clear();
+                            for part in c.into_inner() {
+                                match part.as_rule() {
+                                    Rule::generic_args => {
+                                        generic_args = part
+                                            .into_inner()
+                                            .filter(|t| t.as_rule() == Rule::type_ref)
+                                            .map(|t| self.type_ref(t))
+                                            .collect();
+                                    }
+                                    _ => parts.push(strip_amp(part.as_str())),
+                                }
+                            }
+                        }
+                        Rule::code_page => {
+                            code_page = c.into_inner().next().map(|e| self.expr(e));
+                        }
+                        _ => {}
+                    }
+                }
+                let name = parts.join(".");
+                match code_page {
+                    Some(code_page) => TypeRefKind::CodePageString { name, code_page },
+                    None => TypeRefKind::Named { name, generic_args },
+                }
+            }
+            Rule::string_type => match p.into_inner().find(|c| c.as_rule() == Rule::expr) {
+                Some(len) => TypeRefKind::ShortString {
+                    length: self.expr(len),
+                },
+                None => TypeRefKind::Named {
+                    name: "string".to_string(),
+                    generic_args: Vec::new(),
+                },
+            },
+            Rule::array_type => {
+                let children: Vec<P> = p.into_inner().collect();
+                let refs: Vec<&P> = children
+                    .iter()
+                    .filter(|c| c.as_rule() == Rule::type_ref)
+                    .collect();
+                let has_index = p_has_index(&children);
+                let of_const = children.last().map(|c| c.as_rule()) == Some(Rule::kw_const);
+                let element = if of_const {
+                    None
+                } else {
+                    refs.last().map(|t| Box::new(self.type_ref((*t).clone())))
+                };
+                if has_index {
+                    match element {
+                        Some(element) => TypeRefKind::StaticArray { element },
+                        None => TypeRefKind::Other,
+                    }
+                } else {
+                    TypeRefKind::ArrayOf { element }
+                }
+            }
+            Rule::pointer_type => TypeRefKind::Pointer {
+                target: Box::new(self.first_type_ref(p, span)),
+            },
+            _ => TypeRefKind::Other,
+        }
+    }
+
+    // ------------------------------------------------------------ structured types
+
+    fn structured(&self, p: P) -> StructuredType {
+        let rule = p.as_rule();
+        let mut st = StructuredType {
+            kind: match rule {
+                Rule::class_helper => StructuredKind::ClassHelper,
+                Rule::record_helper => StructuredKind::RecordHelper,
+                Rule::object_type => StructuredKind::Object,
+                Rule::record_type => StructuredKind::Record,
+                _ => StructuredKind::Class,
+            },
+            modifiers: Vec::new(),
+            ancestors: Vec::new(),
+            helper_for: None,
+            forward: true,
+            sections: Vec::new(),
+            guid: None,
+        };
+        let mut current = MemberSection {
+            visibility: Visibility::Default,
+            members: Vec::new(),
+        };
+        let mut pending_attrs: Vec<Attribute> = Vec::new();
+        for c in p.into_inner() {
+            match c.as_rule() {
+                Rule::kw_interface => st.kind = StructuredKind::Interface,
+                Rule::kw_dispinterface => st.kind = StructuredKind::DispInterface,
+                Rule::kw_packed | Rule::class_modifier => {
+                    st.modifiers.push(c.as_str().to_ascii_lowercase())
+                }
+                Rule::heritage => {
+                    for t in c.into_inner() {
+                        let span = self.span(&t);
+                        let text = normalize(t.as_str());
+                        let kind = self.type_ref_kind(t);
+                        st.ancestors.push(TypeRef { kind, text, span });
+                    }
+                }
+                Rule::named_type => {
+                    let span = self.span(&c);
+                    let text = normalize(c.as_str());
+                    let kind = self.type_ref_kind(c);
+                    st.helper_for = Some(TypeRef { kind, text, span });
+                }
+                Rule::guid => {
+                    if let Some(g) = c.into_inner().next() {
+                        st.guid = Some(if g.as_rule() == Rule::string_lit {
+                            string_value(g)
+                        } else {
+                            compact(g.as_str())
+                        });
+                    }
+                }
+                Rule::kw_end => st.forward = false,
+                Rule::kw_record | Rule::kw_object => st.forward = false,
+                Rule::member => {
+                    self.member(c, &mut st.sections, &mut current, &mut pending_attrs);
+                }
+                _ => {}
+            }
+        }
+        if !current.members.is_empty() || current.visibility != Visibility::Default {
+            st.sections.push(current);
+        }
+        st
+    }
+
+    fn member(
+        &self,
+        p: P,
+        sections: &mut Vec<MemberSection>,
+        current: &mut MemberSection,
+        pending: &mut Vec<Attribute>,
+    ) {
+        let doc = self.doc(&p);
+        for c in p.into_inner() {
+            match c.as_rule() {
+                Rule::attributes => pending.extend(self.attributes(c)),
+                Rule::visibility => {
+                    let words: Vec<String> = c
+                        .into_inner()
+                        .map(|w| w.as_str().to_ascii_lowercase())
+                        .collect();
+                    let strict = words.iter().any(|w| w == "strict");
+                    let vis = match words.last().map(String::as_str) {
+                        Some("private") if strict => Visibility::StrictPrivate,
+                        Some("private") => Visibility::Private,
+                        Some("protected") if strict => Visibility::StrictProtected,
+                        Some("protected") => Visibility::Protected,
+                        Some("public") => Visibility::Public,
+                        Some("published") => Visibility::Published,
+                        Some("automated") => Visibility::Automated,
+                        _ => Visibility::Default,
+                    };
+                    let old = std::mem::replace(
+                        current,
+                        MemberSection {
+                            visibility: vis,
+                            members: Vec::new(),
+                        },
+                    );
+                    if !old.members.is_empty() || old.visibility != Visibility::Default {
+                        sections.push(old);
+                    }
+                }
+                Rule::class_var_block | Rule::var_block => {
+                    let is_class = c.as_rule() == Rule::class_var_block;
+                    for f in c.into_inner().filter(|f| f.as_rule() == Rule::field_decl) {
+                        for mut field in self.var_decl(f) {
+                            if !pending.is_empty() {
+                                let mut attrs = std::mem::take(pending);
+                                attrs.append(&mut field.attributes);
+                                field.attributes = attrs;
+                            }
+                            current.members.push(Member::Field { field, is_class });
+                        }
+                    }
+                }
+                Rule::const_block => {
+                    let span = self.span(&c);
+                    let items = c
+                        .into_inner()
+                        .filter(|d| d.as_rule() == Rule::const_decl)
+                        .map(|d| self.const_decl(d))
+                        .collect();
+                    pending.clear();
+                    current.members.push(Member::Const(ConstSection {
+                        resourcestring: false,
+                        items,
+                        span,
+                    }));
+                }
+                Rule::type_block => {
+                    let span = self.span(&c);
+                    let items = c
+                        .into_inner()
+                        .filter(|d| d.as_rule() == Rule::type_decl)
+                        .map(|d| self.type_decl(d))
+                        .collect();
+                    pending.clear();
+                    current
+                        .members
+                        .push(Member::Type(TypeSection { items, span }));
+                }
+                Rule::method_decl => {
+                    if let Some(h) = c.into_inner().next() {
+                        let mut r = self.routine_heading(h, std::mem::take(pending), doc.clone());
+                        r.forward = true;
+                        current.members.push(Member::Method(r));
+                    }
+                }
+                Rule::property_decl => {
+                    let prop = self.property(c, std::mem::take(pending), doc.clone());
+                    current.members.push(Member::Property(prop));
+                }
+                Rule::variant_part => {
+                    current.members.push(Member::Variant {
+                        span: self.span(&c),
+                    });
+                }
+                Rule::field_decl => {
+                    for mut field in self.var_decl(c) {
+                        if !pending.is_empty() {
+                            let mut attrs = std::mem::take(pending);
+                            attrs.append(&mut field.attributes);
+                            field.attributes = attrs;
+                        }
+                        if field.doc.is_none() {
+                            field.doc = doc.clone();
+                        }
+                        current.members.push(Member::Field {
+                            field,
+                            is_class: false,
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn property(&self, p: P, attributes: Vec<Attribute>, doc: Option<DocComment>) -> Property {
+        let span = self.span(&p);
+        let mut prop = Property {
+            name: String::new(),
+            name_span: span,
+            is_class: false,
+            params: Vec::new(),
+            ty: None,
+            specifiers: Vec::new(),
+            attributes,
+            doc,
+            span,
+        };
+        for c in p.into_inner() {
+            match c.as_rule() {
+                Rule::kw_class => prop.is_class = true,
+                Rule::ident => {
+                    prop.name = strip_amp(c.as_str());
+                    prop.name_span = self.span(&c);
+                }
+                Rule::property_params => {
+                    for g in c.into_inner() {
+                        prop.params.extend(self.param_group(g));
+                    }
+                }
+                Rule::type_ref => prop.ty = Some(self.type_ref(c)),
+                Rule::prop_spec => {
+                    let sspan = self.span(&c);
+                    let mut name = String::new();
+                    let mut arg = None;
+                    for s in c.into_inner() {
+                        match s.as_rule() {
+                            Rule::hint => {
+                                prop.specifiers.push(self.hint(s));
+                            }
+                            Rule::prop_spec_name => name = s.as_str().to_ascii_lowercase(),
+                            Rule::prop_spec_arg => arg = Some(normalize(s.as_str())),
+                            _ => {}
+                        }
+                    }
+                    if !name.is_empty() {
+                        prop.specifiers.push(Directive {
+                            name,
+                            arg,
+                            span: sspan,
+                        });
+                    }
+                }
+                Rule::kw_default => prop.specifiers.push(Directive {
+                    name: "default".to_string(),
+                    arg: None,
+                    span: self.span(&c),
+                }),
+                Rule::hint => prop.specifiers.push(self.hint(c)),
+                _ => {}
+            }
+        }
+        prop
+    }
+
+    // ------------------------------------------------------------ routines
+
+    /// `routine_decl` (attributes + heading).
+    pub fn routine_decl(&self, p: P) -> Routine {
+        let doc = self.doc(&p);
+        let mut attributes = Vec::new();
+        let mut routine = None;
+        for c in p.into_inner() {
+            match c.as_rule() {
+                Rule::attributes => attributes.extend(self.attributes(c)),
+                Rule::routine_heading => {
+                    routine = Some(self.routine_heading(c, Vec::new(), None));
+                }
+                _ => {}
+            }
+        }
+        let mut r = routine.unwrap_or_else(|| {
+            empty_routine(Span {
+                file: crate::span::FileId(0),
+                start: 0,
+                end: 0,
+            })
+        });
+        attributes.append(&mut r.attributes);
+        r.attributes = attributes;
+        r.doc = doc;
+        r
+    }
+
+    fn routine_heading(
+        &self,
+        p: P,
+        attributes: Vec<Attribute>,
+        doc: Option<DocComment>,
+    ) -> Routine {
+        let span = self.span(&p);
+        let mut r = empty_routine(span);
+        r.attributes = attributes;
+        r.doc = doc;
+        for c in p.into_inner() {
+            match c.as_rule() {
+                Rule::kw_class => r.is_class = true,
+                Rule::routine_kind => {
+                    r.kind = match c.into_inner().next().map(|k| k.as_rule()) {
+                        Some(Rule::kw_function) => RoutineKind::Function,
+                        Some(Rule::kw_constructor) => RoutineKind::Constructor,
+                        Some(Rule::kw_destructor) => RoutineKind::Destructor,
+                        Some(Rule::kw_operator) => RoutineKind::Operator,
+                        _ => RoutineKind::Procedure,
+                    }
+                }
+                Rule::routine_name => {
+                    let parts: Vec<P> = c.into_inner().collect();
+                    let n = parts.len();
+                    let mut qualifier = Vec::new();
+                    for (i, part) in parts.into_iter().enumerate() {
+                        if i + 1 < n {
+                            qualifier.push(compact(part.as_str()));
+                            continue;
+                        }
+                        for x in part.into_inner() {
+                            match x.as_rule() {
+                                Rule::ident | Rule::dot_name => {
+                                    r.name = strip_amp(x.as_str());
+                                    r.name_span = self.span(&x);
+                                }
+                                Rule::generic_params_any => {
+                                    if let Some(g) = x.into_inner().next() {
+                                        r.generic_params = self.generic_params(g);
+                                    }
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                    if !qualifier.is_empty() {
+                        r.qualifier = Some(qualifier.join("."));
+                    }
+                }
+                Rule::formal_params => r.params = self.params(c),
+                Rule::result_type => {
+                    for x in c.into_inner() {
+                        match x.as_rule() {
+                            Rule::type_ref => r.result = Some(self.type_ref(x)),
+                            Rule::attributes => {
+                                // attributes on the result are kept with the routine's
+                                r.attributes.extend(self.attributes(x));
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                Rule::method_resolution => r.directives.push(Directive {
+                    name: "=".to_string(),
+                    arg: c.into_inner().next().map(|q| compact(q.as_str())),
+                    span: self.span_of(0, 0),
+                }),
+                Rule::directives => {
+                    for d in c.into_inner() {
+                        let dspan = self.span(&d);
+                        let mut name = String::new();
+                        let mut arg = None;
+                        for x in d.into_inner() {
+                            match x.as_rule() {
+                                Rule::directive_name => name = x.as_str().to_ascii_lowercase(),
+                                Rule::directive_arg => arg = Some(normalize(x.as_str())),
+                                _ => {}
+                            }
+                        }
+                        r.directives.push(Directive {
+                            name,
+                            arg,
+                            span: dspan,
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        r
+    }
+
+    fn params(&self, p: P) -> Vec<Param> {
+        p.into_inner()
+            .filter(|g| g.as_rule() == Rule::param_group)
+            .flat_map(|g| self.param_group(g))
+            .collect()
+    }
+
+    fn param_group(&self, p: P) -> Vec<Param> {
+        let span = self.span(&p);
+        let mut mode = ParamMode::Value;
+        let mut attributes = Vec::new();
+        let mut names = Vec::new();
+        let mut ty = None;
+        let mut default = None;
+        for c in p.into_inner() {
+            match c.as_rule() {
+                Rule::attributes => attributes.extend(self.attributes(c)),
+                Rule::param_mode => {
+                    mode = match c.into_inner().next().map(|k| k.as_rule()) {
+                        Some(Rule::kw_const) => ParamMode::Const,
+                        Some(Rule::kw_var) => ParamMode::Var,
+                        Some(Rule::kw_out) => ParamMode::Out,
+                        Some(Rule::kw_constref) => ParamMode::ConstRef,
+                        _ => ParamMode::Value,
+                    }
+                }
+                Rule::ident_list => {
+                    for n in c.into_inner() {
+                        names.push((strip_amp(n.as_str()), self.span(&n)));
+                    }
+                }
+                Rule::type_ref => ty = Some(self.type_ref(c)),
+                Rule::param_default => default = c.into_inner().next().map(|e| self.expr(e)),
+                _ => {}
+            }
+        }
+        if mode == ParamMode::Const
+            && attributes
+                .iter()
+                .any(|a| a.name.eq_ignore_ascii_case("ref"))
+        {
+            mode = ParamMode::ConstRef;
+        }
+        names
+            .into_iter()
+            .map(|(name, name_span)| Param {
+                name,
+                name_span,
+                mode,
+                ty: ty.clone(),
+                default: default.clone(),
+                attributes: attributes.clone(),
+                span,
+            })
+            .collect()
+    }
+
+    // ------------------------------------------------------------ expressions
+
+    /// Lowers any expression-level pair (`expr`, `simple_expr`, `term`, `factor`, ...).
+    pub fn expr(&self, p: P) -> Expr {
+        let span = self.span(&p);
+        let text = normalize(p.as_str());
+        match p.as_rule() {
+            Rule::expr | Rule::simple_expr | Rule::term => {
+                let mut it = p.into_inner();
+                let Some(first) = it.next() else {
+                    return Expr {
+                        text,
+                        kind: ExprKind::Other,
+                        span,
+                    };
+                };
+                let start = first.as_span().start();
+                let input = first.as_span().get_input();
+                let mut acc = self.expr(first);
+                while let (Some(op), Some(rhs)) = (it.next(), it.next()) {
+                    let end = rhs.as_span().end();
+                    let rhs = self.expr(rhs);
+                    acc = Expr {
+                        text: normalize(input.get(start..end).unwrap_or("")),
+                        kind: ExprKind::Binary {
+                            op: normalize(op.as_str()).to_ascii_lowercase(),
+                            lhs: Box::new(acc),
+                            rhs: Box::new(rhs),
+                        },
+                        span: self.span_of(start, end),
+                    };
+                }
+                acc
+            }
+            Rule::factor => {
+                let mut it = p.into_inner();
+                let Some(first) = it.next() else {
+                    return Expr {
+                        text,
+                        kind: ExprKind::Other,
+                        span,
+                    };
+                };
+                if first.as_rule() == Rule::unary_op {
+                    let op = first.as_str().to_ascii_lowercase();
+                    let operand = it.next().map(|o| self.expr(o));
+                    return Expr {
+                        text,
+                        kind: match operand {
+                            Some(o) => ExprKind::Unary {
+                                op,
+                                operand: Box::new(o),
+                            },
+                            None => ExprKind::Other,
+                        },
+                        span,
+                    };
+                }
+                let start = first.as_span().start();
+                let input = first.as_span().get_input();
+                let mut acc = self.primary(first);
+                for post in it {
+                    let end = post.as_span().end();
+                    let Some(x) = post.into_inner().next() else {
+                        continue;
+                    };
+                    let kind = match (x.as_rule(), &acc.kind) {
+                        (Rule::member_access, ExprKind::Ident { name }) => ExprKind::Ident {
+                            name: format!(
+                                "{name}.{}",
+                                x.into_inner()
+                                    .next()
+                                    .map(|n| strip_amp(n.as_str()))
+                                    .unwrap_or_default()
+                            ),
+                        },
+                        (Rule::call_args, _) => ExprKind::Call {
+                            callee: Box::new(acc.clone()),
+                            args: x
+                                .into_inner()
+                                .filter(|a| a.as_rule() == Rule::expr)
+                                .map(|a| self.expr(a))
+                                .collect(),
+                        },
+                        _ => ExprKind::Other,
+                    };
+                    acc = Expr {
+                        text: normalize(input.get(start..end).unwrap_or("")),
+                        kind,
+                        span: self.span_of(start, end),
+                    };
+                }
+                acc
+            }
+            Rule::primary => self.primary(p),
+            _ => Expr {
+                text,
+                kind: ExprKind::Other,
+                span,
+            },
+        }
+    }
+
+    fn primary(&self, p: P) -> Expr {
+        let span = self.span(&p);
+        let text = normalize(p.as_str());
+        let mut it = p.into_inner();
+        let kind = match it.next() {
+            Some(c) => match c.as_rule() {
+                Rule::number => number_kind(c.as_str()),
+                Rule::string_lit => ExprKind::Str {
+                    value: string_value(c),
+                },
+                Rule::set_ctor => ExprKind::Set {
+                    elements: c
+                        .into_inner()
+                        .map(|e| {
+                            let espan = self.span(&e);
+                            let etext = normalize(e.as_str());
+                            let mut parts = e.into_inner();
+                            let lo = parts.next().map(|x| self.expr(x));
+                            match (lo, parts.next()) {
+                                (Some(lo), Some(hi)) => Expr {
+                                    text: etext,
+                                    kind: ExprKind::Binary {
+                                        op: "..".to_string(),
+                                        lhs: Box::new(lo),
+                                        rhs: Box::new(self.expr(hi)),
+                                    },
+                                    span: espan,
+                                },
+                                (Some(lo), None) => lo,
+                                _ => Expr {
+                                    text: etext,
+                                    kind: ExprKind::Other,
+                                    span: espan,
+                                },
+                            }
+                        })
+                        .collect(),
+                },
+                Rule::paren_expr => match c.into_inner().next() {
+                    Some(inner) => {
+                        let e = self.expr(inner);
+                        return Expr {
+                            text,
+                            kind: e.kind,
+                            span,
+                        };
+                    }
+                    None => ExprKind::Other,
+                },
+                Rule::kw_nil | Rule::kw_string | Rule::ident => ExprKind::Ident {
+                    name: strip_amp(c.as_str()),
+                },
+                _ => ExprKind::Other,
+            },
+            None => ExprKind::Other,
+        };
+        Expr { text, kind, span }
+    }
+}
+
+fn p_has_index(children: &[P]) -> bool {
+    // `array [..] of T` has at least two type_refs (index(es) + element), or one plus `of const`
+    let refs = children
+        .iter()
+        .filter(|c| c.as_rule() == Rule::type_ref)
+        .count();
+    let of_const = children.last().map(|c| c.as_rule()) == Some(Rule::kw_const);
+    if of_const {
+        refs >= 1
+    } else {
+        refs >= 2
+    }
+}
+
+fn empty_routine(span: Span) -> Routine {
+    Routine {
+        kind: RoutineKind::Procedure,
+        is_class: false,
+        name: String::new(),
+        qualifier: None,
+        name_span: span,
+        generic_params: Vec::new(),
+        params: Vec::new(),
+        result: None,
+        directives: Vec::new(),
+        attributes: Vec::new(),
+        doc: None,
+        forward: false,
+        body_span: None,
+        span,
+    }
+}
+
+/// Value of a numeric literal.
+fn number_kind(text: &str) -> ExprKind {
+    let clean: String = text.chars().filter(|&c| c != '_').collect();
+    let parsed = if let Some(hex) = clean.strip_prefix('$') {
+        i128::from_str_radix(hex, 16).ok()
+    } else if let Some(bin) = clean.strip_prefix('%') {
+        i128::from_str_radix(bin, 2).ok()
+    } else if let Some(oct) = clean.strip_prefix('&') {
+        i128::from_str_radix(oct, 8).ok()
+    } else if clean.contains(['.', 'e', 'E']) {
+        return match clean.parse::<f64>() {
+            Ok(value) => ExprKind::Real { value },
+            Err(_) => ExprKind::Other,
+        };
+    } else {
+        clean.parse::<i128>().ok()
+    };
+    match parsed {
+        Some(value) => ExprKind::Int { value },
+        None => ExprKind::Other,
+    }
+}
+
+/// Decoded value of a `string_lit` pair.
+pub(crate) fn string_value(p: P) -> String {
+    let mut out = String::new();
+    for piece in p.into_inner() {
+        let s = piece.as_str();
+        match piece.as_rule() {
+            Rule::quoted_string => {
+                let inner = s.get(1..s.len().saturating_sub(1)).unwrap_or("");
+                out.push_str(&inner.replace("''", "'"));
+            }
+            Rule::char_code => {
+                let digits = &s[1..];
+                let code = match digits.strip_prefix('$') {
+                    Some(hex) => u32::from_str_radix(hex, 16).ok(),
+                    None => digits.parse::<u32>().ok(),
+                };
+                out.push(code.and_then(char::from_u32).unwrap_or('\u{FFFD}'));
+            }
+            Rule::multiline_string => out.push_str(&multiline_value(s)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Content of a Delphi 12 multi-line string: the lines between the opening and closing quote
+/// runs, with the closing line's indentation removed, joined by line feeds.
+fn multiline_value(s: &str) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    if lines.len() < 2 {
+        return String::new();
+    }
+    let last = lines[lines.len() - 1];
+    let indent = last.len() - last.trim_start_matches([' ', '\t']).len();
+    let content: Vec<&str> = lines[1..lines.len() - 1]
+        .iter()
+        .map(|l| {
+            let strip = l.len() - l.trim_start_matches([' ', '\t']).len();
+            &l[strip.min(indent)..]
+        })
+        .collect();
+    content.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers() {
+        assert!(matches!(number_kind("$FF"), ExprKind::Int { value: 255 }));
+        assert!(matches!(number_kind("%1010"), ExprKind::Int { value: 10 }));
+        assert!(matches!(number_kind("&17"), ExprKind::Int { value: 15 }));
+        assert!(matches!(
+            number_kind("1_000"),
+            ExprKind::Int { value: 1000 }
+        ));
+        assert!(matches!(number_kind("1.5e3"), ExprKind::Real { value } if value == 1500.0));
+    }
+
+    #[test]
+    fn multiline() {
+        assert_eq!(multiline_value("'''\n    a\n      b\n    '''"), "a\n  b");
+    }
+}

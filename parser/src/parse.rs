@@ -1,0 +1,789 @@
+//! The top-level parser: preprocessing, the item-by-item drive of the grammar, error recovery.
+//!
+//! pest has no error recovery, so the driver parses one declaration at a time: it looks at the
+//! next keyword with the token scanner of `scan.rs`, calls the grammar rule for that item
+//! (`type_decl`, `routine_decl`, ...) on the text from there, and skips routine bodies by block
+//! structure. A syntax error becomes a diagnostic and the driver resumes at the next line that
+//! starts a declaration, so every error of a file is reported and the rest of the unit is kept.
+
+use crate::ast::{self, Decl, SectionKind, UnitKind};
+use crate::diagnostic::Diagnostic;
+use crate::grammar::{DelphiParser, Rule};
+use crate::lower::Lower;
+use crate::options::ParseOptions;
+use crate::preprocess::{preprocess, Preprocessed};
+use crate::scan::{self, StmtEnd, Tok, TokKind};
+use crate::source;
+use crate::span::{FileId, SourceDb, Span};
+use pest::iterators::Pair;
+use pest::Parser as _;
+use std::path::Path;
+
+/// What parsing one file produced.
+#[derive(Debug)]
+pub struct ParseResult {
+    /// The loaded file (absent when it could not be read).
+    pub file: Option<FileId>,
+    /// The syntax tree; produced even when some declarations had errors.
+    pub unit: Option<ast::Unit>,
+    /// Preprocessor and syntax diagnostics, in source order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl ParseResult {
+    /// True when any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Loads, preprocesses and parses the file at `path`.
+pub fn parse_file(db: &SourceDb, path: &Path, opts: &ParseOptions) -> ParseResult {
+    match source::load(db, path, opts.codepage) {
+        Ok(file) => parse_loaded(db, file, opts),
+        Err(err) => ParseResult {
+            file: None,
+            unit: None,
+            diagnostics: vec![Diagnostic::error(
+                format!("cannot read `{}`: {err}", path.display()),
+                None,
+            )],
+        },
+    }
+}
+
+/// Parses in-memory source text registered under `virtual_path`.
+pub fn parse_text(
+    db: &SourceDb,
+    virtual_path: &Path,
+    text: &str,
+    opts: &ParseOptions,
+) -> ParseResult {
+    let file = source::add_text(db, virtual_path, text.to_string());
+    parse_loaded(db, file, opts)
+}
+
+/// Parses a file already loaded into `db`.
+pub fn parse_loaded(db: &SourceDb, file: FileId, opts: &ParseOptions) -> ParseResult {
+    init_limits();
+    let pp = preprocess(db, file, opts);
+    let mut driver = Driver::new(&pp);
+    let unit = driver.unit();
+    let mut diagnostics = pp.diagnostics.clone();
+    diagnostics.append(&mut driver.diags);
+    diagnostics.sort_by_key(|d| d.span.map(|s| (s.file, s.start)));
+    ParseResult {
+        file: Some(file),
+        unit: Some(unit),
+        diagnostics,
+    }
+}
+
+/// Bounds the work of one grammar call, so no input can make pest run away.
+fn init_limits() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| pest::set_call_limit(std::num::NonZeroUsize::new(20_000_000)));
+}
+
+/// Deepest nesting of routines the driver follows.
+const MAX_NESTING: u32 = 64;
+
+/// Where parsing an item left off.
+type ItemResult<'i> = Result<(Pair<'i, Rule>, usize), ()>;
+
+struct Driver<'a> {
+    pp: &'a Preprocessed,
+    text: &'a str,
+    diags: Vec<Diagnostic>,
+    nesting: u32,
+}
+
+fn is_routine_word(w: &str) -> bool {
+    [
+        "procedure",
+        "function",
+        "constructor",
+        "destructor",
+        "class",
+        "operator",
+    ]
+    .iter()
+    .any(|k| w.eq_ignore_ascii_case(k))
+}
+
+const RESERVED: &[&str] = &[
+    "and",
+    "array",
+    "as",
+    "asm",
+    "begin",
+    "case",
+    "class",
+    "const",
+    "constructor",
+    "destructor",
+    "dispinterface",
+    "div",
+    "do",
+    "downto",
+    "else",
+    "end",
+    "except",
+    "exports",
+    "file",
+    "finalization",
+    "finally",
+    "for",
+    "function",
+    "goto",
+    "if",
+    "implementation",
+    "in",
+    "inherited",
+    "initialization",
+    "interface",
+    "is",
+    "label",
+    "library",
+    "mod",
+    "nil",
+    "not",
+    "object",
+    "of",
+    "or",
+    "packed",
+    "procedure",
+    "program",
+    "property",
+    "raise",
+    "record",
+    "repeat",
+    "resourcestring",
+    "set",
+    "shl",
+    "shr",
+    "string",
+    "then",
+    "threadvar",
+    "to",
+    "try",
+    "type",
+    "unit",
+    "until",
+    "uses",
+    "var",
+    "while",
+    "with",
+    "xor",
+];
+
+fn is_reserved(w: &str) -> bool {
+    RESERVED.iter().any(|k| w.eq_ignore_ascii_case(k))
+}
+
+impl<'a> Driver<'a> {
+    fn new(pp: &'a Preprocessed) -> Self {
+        Self {
+            pp,
+            text: &pp.text,
+            diags: Vec::new(),
+            nesting: 0,
+        }
+    }
+
+    fn bytes(&self) -> &'a [u8] {
+        self.text.as_bytes()
+    }
+
+    fn span(&self, start: usize, end: usize) -> Span {
+        self.pp.span(start, end)
+    }
+
+    fn tok(&self, pos: usize) -> Tok {
+        scan::next_token(self.bytes(), pos)
+    }
+
+    fn lower(&self, base: usize) -> Lower<'a> {
+        Lower { pp: self.pp, base }
+    }
+
+    /// Runs `rule` on the text from `pos`; on failure records a diagnostic.
+    fn item(&mut self, rule: Rule, pos: usize) -> ItemResult<'a> {
+        let text: &'a str = self.text;
+        let Some(input) = text.get(pos..) else {
+            return Err(());
+        };
+        match DelphiParser::parse(rule, input) {
+            Ok(mut pairs) => match pairs.next() {
+                Some(pair) => {
+                    let end = pos + pair.as_span().end();
+                    Ok((pair, end))
+                }
+                None => Err(()),
+            },
+            Err(err) => {
+                self.syntax_error(rule, pos, input, err);
+                Err(())
+            }
+        }
+    }
+
+    fn syntax_error(
+        &mut self,
+        rule: Rule,
+        base: usize,
+        input: &str,
+        err: pest::error::Error<Rule>,
+    ) {
+        // Re-run with detailed attempts to name the expected tokens (only on this error path).
+        pest::set_error_detail(true);
+        let detailed = DelphiParser::parse(rule, input).err();
+        pest::set_error_detail(false);
+        let err = detailed.unwrap_or(err);
+        let at = match err.location {
+            pest::error::InputLocation::Pos(p) => p,
+            pest::error::InputLocation::Span((s, _)) => s,
+        };
+        let pos = base + at;
+        let found = scan::token_at(self.bytes(), scan::skip_trivia(self.bytes(), pos));
+        let found_text = found.text(self.text);
+        let mut expected: Vec<String> = Vec::new();
+        let message = match &err.variant {
+            pest::error::ErrorVariant::CustomError { message } => {
+                format!("syntax error: {message}")
+            }
+            pest::error::ErrorVariant::ParsingError { positives, .. } => {
+                expected.extend(positives.iter().filter_map(|r| rule_label(*r)));
+                if let Some(attempts) = err.parse_attempts() {
+                    for t in attempts.expected_tokens() {
+                        let t = t.to_string();
+                        let trivia = ["{", "(*", "//", "\u{feff}", "\u{a0}", "\u{1a}", "\u{c}"];
+                        if t != "BUILTIN_RULE"
+                            && !t.contains("..")
+                            && !t.trim().is_empty()
+                            && !trivia.contains(&t.as_str())
+                        {
+                            expected.push(format!("`{}`", t.to_ascii_lowercase()));
+                        }
+                    }
+                }
+                if found.kind == TokKind::Eof {
+                    "syntax error: unexpected end of file".to_string()
+                } else {
+                    format!("syntax error: unexpected `{}`", shorten(found_text))
+                }
+            }
+        };
+        expected.sort();
+        expected.dedup();
+        expected.truncate(16);
+        let start = found.start.min(self.text.len());
+        let mut d = Diagnostic::error(
+            message,
+            Some(self.span(start, found.end.max(start).min(self.text.len()))),
+        );
+        d.expected = expected;
+        self.diags.push(d);
+    }
+
+    fn error_at(&mut self, pos: usize, end: usize, message: impl Into<String>) {
+        let d = Diagnostic::error(message, Some(self.span(pos, end)));
+        self.diags.push(d);
+    }
+
+    /// Where to continue after an error in the item that starts at `item_start`: the next
+    /// token first on its line that starts a declaration at the item's indentation or less.
+    fn recover(&self, item_start: usize, after: usize, in_section: bool) -> usize {
+        let b = self.bytes();
+        let (item_col, _) = scan::column(b, item_start);
+        let mut i = after.max(item_start + 1).min(b.len());
+        loop {
+            let t = self.tok(i);
+            if t.kind == TokKind::Eof {
+                return b.len();
+            }
+            i = t.end.max(i + 1);
+            let (col, first) = scan::column(b, t.start);
+            if !first || t.kind != TokKind::Word {
+                continue;
+            }
+            let w = t.text(self.text);
+            let lw = w.to_ascii_lowercase();
+            match lw.as_str() {
+                "implementation" | "initialization" | "finalization" => return t.start,
+                "end" if self.tok(t.end).is_punct(self.text, ".") => return t.start,
+                "type" | "const" | "var" | "threadvar" | "resourcestring" | "procedure"
+                | "function" | "constructor" | "destructor" | "class" | "label" | "exports"
+                | "uses"
+                    if col <= item_col =>
+                {
+                    return t.start
+                }
+                _ if in_section && col == item_col && !is_reserved(w) => {
+                    let next = self.tok(t.end);
+                    let nt = next.text(self.text);
+                    if matches!(nt, "=" | ":" | "<" | ",") {
+                        return t.start;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    // -------------------------------------------------------------------- unit
+
+    fn unit(&mut self) -> ast::Unit {
+        let len = self.text.len();
+        let mut pos = scan::skip_trivia(self.bytes(), 0);
+        let first = self.tok(pos);
+        let head_word = first.kind == TokKind::Word
+            && ["unit", "program", "library", "package"]
+                .iter()
+                .any(|k| first.is(self.text, k));
+        let mut kind = UnitKind::Program;
+        let mut name = String::new();
+        let mut name_span = self.span(pos, pos);
+        let mut hints = Vec::new();
+        if head_word {
+            match self.item(Rule::unit_head, pos) {
+                Ok((pair, end)) => {
+                    (kind, name, name_span, hints) = self.lower(pos).unit_head(pair);
+                    pos = end;
+                }
+                Err(()) => {
+                    kind = match first.text(self.text).to_ascii_lowercase().as_str() {
+                        "unit" => UnitKind::Unit,
+                        "library" => UnitKind::Library,
+                        "package" => UnitKind::Package,
+                        _ => UnitKind::Program,
+                    };
+                    pos = self.skip_past_semicolon(first.end);
+                }
+            }
+        }
+        let mut sections = Vec::new();
+        if kind == UnitKind::Unit {
+            let t = self.tok(pos);
+            if t.is(self.text, "interface") {
+                pos = t.end;
+            } else {
+                self.error_at(t.start, t.end, "expected `interface`");
+            }
+            let (s, p) = self.section(SectionKind::Interface, pos);
+            sections.push(s);
+            pos = p;
+            let t = self.tok(pos);
+            if t.is(self.text, "implementation") {
+                let (s, p) = self.section(SectionKind::Implementation, t.end);
+                sections.push(s);
+                pos = p;
+            } else {
+                self.error_at(t.start, t.end, "expected `implementation`");
+            }
+        } else {
+            let (s, p) = self.section(SectionKind::Main, pos);
+            sections.push(s);
+            pos = p;
+        }
+        // initialization / finalization / main block, then `end.`
+        let t = self.tok(pos);
+        let mut init_span = None;
+        if t.is(self.text, "initialization") || t.is(self.text, "finalization") {
+            let mut at = t.end;
+            loop {
+                match scan::skip_statements(self.text, at, 0) {
+                    StmtEnd::Stop(stop) if stop.is(self.text, "finalization") => at = stop.end,
+                    StmtEnd::Stop(stop) => {
+                        init_span = Some(self.span(t.start, stop.end));
+                        pos = stop.end;
+                        break;
+                    }
+                    StmtEnd::Eof => {
+                        self.error_at(t.start, t.end, "missing `end.` after this section");
+                        return self.finish(kind, name, name_span, hints, sections, None);
+                    }
+                }
+            }
+            self.expect_final_dot(pos);
+        } else if t.is(self.text, "begin") {
+            match scan::skip_statements(self.text, t.end, 1) {
+                StmtEnd::Stop(stop) => {
+                    init_span = Some(self.span(t.start, stop.end));
+                    self.expect_final_dot(stop.end);
+                }
+                StmtEnd::Eof => {
+                    self.error_at(t.start, t.end, "this `begin` has no matching `end.`");
+                }
+            }
+        } else if t.is(self.text, "end") {
+            self.expect_final_dot(t.end);
+        } else if t.kind == TokKind::Eof {
+            self.error_at(len, len, "missing `end.` at the end of the file");
+        } else {
+            self.error_at(
+                t.start,
+                t.end,
+                format!("syntax error: unexpected `{}`", shorten(t.text(self.text))),
+            );
+        }
+        self.finish(kind, name, name_span, hints, sections, init_span)
+    }
+
+    fn finish(
+        &self,
+        kind: UnitKind,
+        name: String,
+        name_span: Span,
+        hints: Vec<ast::Directive>,
+        sections: Vec<ast::Section>,
+        init_span: Option<Span>,
+    ) -> ast::Unit {
+        ast::Unit {
+            kind,
+            name,
+            name_span,
+            hints,
+            sections,
+            init_span,
+            span: self.span(0, self.text.len()),
+        }
+    }
+
+    fn expect_final_dot(&mut self, pos: usize) {
+        let t = self.tok(pos);
+        if !t.is_punct(self.text, ".") {
+            self.error_at(t.start, t.end, "expected `.` after the final `end`");
+        }
+    }
+
+    fn skip_past_semicolon(&self, mut pos: usize) -> usize {
+        loop {
+            let t = self.tok(pos);
+            if t.kind == TokKind::Eof {
+                return t.start;
+            }
+            if t.is_punct(self.text, ";") {
+                return t.end;
+            }
+            pos = t.end;
+        }
+    }
+
+    // -------------------------------------------------------------------- sections
+
+    fn section(&mut self, kind: SectionKind, mut pos: usize) -> (ast::Section, usize) {
+        let start = scan::skip_trivia(self.bytes(), pos);
+        let mut uses = Vec::new();
+        let mut decls = Vec::new();
+        let mut last_end = start;
+        loop {
+            pos = scan::skip_trivia(self.bytes(), pos);
+            let t = scan::token_at(self.bytes(), pos);
+            if t.kind == TokKind::Eof {
+                break;
+            }
+            let w = t.text(self.text).to_ascii_lowercase();
+            let next = match w.as_str() {
+                "implementation" | "initialization" | "finalization" | "begin" | "end"
+                    if t.kind == TokKind::Word =>
+                {
+                    break
+                }
+                "uses" | "requires" | "contains" if t.kind == TokKind::Word => {
+                    match self.item(Rule::uses_clause, pos) {
+                        Ok((pair, end)) => {
+                            uses.push(self.lower(pos).uses_clause(pair));
+                            end
+                        }
+                        Err(()) => self.recover(pos, pos, false),
+                    }
+                }
+                _ => match self.decl(kind != SectionKind::Interface, pos) {
+                    Some((decl, end)) => {
+                        if let Some(decl) = decl {
+                            decls.push(decl);
+                        }
+                        end
+                    }
+                    None => {
+                        let msg = format!(
+                            "syntax error: unexpected `{}`, expected a declaration",
+                            shorten(t.text(self.text))
+                        );
+                        self.error_at(t.start, t.end, msg);
+                        self.recover(pos, t.end, false)
+                    }
+                },
+            };
+            last_end = next.max(last_end);
+            pos = next.max(pos + 1).min(self.text.len());
+        }
+        let section = ast::Section {
+            kind,
+            uses,
+            decls,
+            span: self.span(start, last_end.max(start)),
+        };
+        (section, pos)
+    }
+
+    /// One declaration at `pos` (section level or local to a routine). `None` when `pos` does
+    /// not start a declaration; `Some((None, end))` when the item was consumed with errors.
+    fn decl(&mut self, with_bodies: bool, pos: usize) -> Option<(Option<Decl>, usize)> {
+        let t = scan::token_at(self.bytes(), pos);
+        let w = t.text(self.text).to_ascii_lowercase();
+        if t.kind == TokKind::Punct && w == "[" {
+            // attributes before a routine
+            let after = scan::skip_brackets(self.text, pos);
+            let n = scan::token_at(self.bytes(), after);
+            if n.kind == TokKind::Word && is_routine_word(n.text(self.text)) {
+                return Some(self.routine(with_bodies, pos));
+            }
+            return None;
+        }
+        if t.kind != TokKind::Word {
+            return None;
+        }
+        Some(match w.as_str() {
+            "const" | "resourcestring" => self.const_section(pos, t.end, w == "resourcestring"),
+            "type" => self.type_section(pos, t.end),
+            "var" | "threadvar" => self.var_section(pos, t.end, w == "threadvar"),
+            "label" => self.simple_item(Rule::label_decl, pos, "label"),
+            "exports" => self.simple_item(Rule::exports_decl, pos, "exports"),
+            "procedure" | "function" | "constructor" | "destructor" | "class" => {
+                self.routine(with_bodies, pos)
+            }
+            "operator" if !self.tok(t.end).is_punct(self.text, ":") => {
+                self.routine(with_bodies, pos)
+            }
+            _ => return None,
+        })
+    }
+
+    fn simple_item(&mut self, rule: Rule, pos: usize, keyword: &str) -> (Option<Decl>, usize) {
+        match self.item(rule, pos) {
+            Ok((pair, end)) => (
+                Some(Decl::Other(self.lower(pos).other_decl(pair, keyword))),
+                end,
+            ),
+            Err(()) => (None, self.recover(pos, pos, false)),
+        }
+    }
+
+    /// True when `pos` starts an item of a const/type/var section (an identifier, possibly
+    /// after attributes).
+    fn starts_item(&self, pos: usize) -> bool {
+        let after = scan::skip_brackets(self.text, pos);
+        let t = scan::token_at(self.bytes(), after);
+        if t.kind != TokKind::Word {
+            return false;
+        }
+        let w = t.text(self.text);
+        if w.starts_with('&') {
+            return true;
+        }
+        if is_reserved(w) {
+            return false;
+        }
+        if w.eq_ignore_ascii_case("operator") {
+            let n = self.tok(t.end);
+            return n.is_punct(self.text, ":")
+                || n.is_punct(self.text, ",")
+                || n.is_punct(self.text, "=");
+        }
+        true
+    }
+
+    /// Items of a section started by the keyword at `kw_start..kw_end`.
+    fn section_items<T>(
+        &mut self,
+        kw_end: usize,
+        rule: Rule,
+        mut lower: impl FnMut(&Lower<'a>, Pair<'a, Rule>, &mut Vec<T>),
+    ) -> (Vec<T>, usize, usize) {
+        let mut items = Vec::new();
+        let mut pos = kw_end;
+        let mut last_end = kw_end;
+        loop {
+            pos = scan::skip_trivia(self.bytes(), pos);
+            if !self.starts_item(pos) {
+                break;
+            }
+            match self.item(rule, pos) {
+                Ok((pair, end)) => {
+                    let l = self.lower(pos);
+                    lower(&l, pair, &mut items);
+                    pos = end;
+                    last_end = end;
+                }
+                Err(()) => {
+                    let next = self.recover(pos, pos, true);
+                    last_end = next;
+                    pos = next;
+                }
+            }
+        }
+        (items, pos, last_end)
+    }
+
+    fn const_section(&mut self, start: usize, kw_end: usize, rs: bool) -> (Option<Decl>, usize) {
+        let (items, pos, last) = self.section_items(kw_end, Rule::const_decl, |l, p, out| {
+            out.push(l.const_decl(p))
+        });
+        let span = self.span(start, last);
+        (
+            Some(Decl::Const(ast::ConstSection {
+                resourcestring: rs,
+                items,
+                span,
+            })),
+            pos,
+        )
+    }
+
+    fn type_section(&mut self, start: usize, kw_end: usize) -> (Option<Decl>, usize) {
+        let (items, pos, last) = self.section_items(kw_end, Rule::type_decl, |l, p, out| {
+            out.push(l.type_decl(p))
+        });
+        let span = self.span(start, last);
+        (Some(Decl::Type(ast::TypeSection { items, span })), pos)
+    }
+
+    fn var_section(&mut self, start: usize, kw_end: usize, tv: bool) -> (Option<Decl>, usize) {
+        let (items, pos, last) = self.section_items(kw_end, Rule::var_decl, |l, p, out| {
+            out.extend(l.var_decl(p))
+        });
+        let span = self.span(start, last);
+        (
+            Some(Decl::Var(ast::VarSection {
+                threadvar: tv,
+                items,
+                span,
+            })),
+            pos,
+        )
+    }
+
+    // -------------------------------------------------------------------- routines
+
+    fn routine(&mut self, with_body: bool, pos: usize) -> (Option<Decl>, usize) {
+        let (pair, end) = match self.item(Rule::routine_decl, pos) {
+            Ok(x) => x,
+            Err(()) => return (None, self.recover(pos, pos, false)),
+        };
+        let mut r = self.lower(pos).routine_decl(pair);
+        let no_body = r.has_directive("forward") || r.has_directive("external");
+        if !with_body || no_body {
+            r.forward = true;
+            return (Some(Decl::Routine(r)), end);
+        }
+        match self.body(end) {
+            Ok((body_start, body_end)) => {
+                r.body_span = Some(self.span(body_start, body_end));
+                (Some(Decl::Routine(r)), body_end)
+            }
+            Err(resume) => (Some(Decl::Routine(r)), resume.max(end)),
+        }
+    }
+
+    /// Skips a routine body from `pos` (after the heading): local declarations, nested
+    /// routines and the `begin`/`asm` block. Returns its extent, or where to resume on error.
+    fn body(&mut self, pos: usize) -> Result<(usize, usize), usize> {
+        let body_start = scan::skip_trivia(self.bytes(), pos);
+        if self.nesting >= MAX_NESTING {
+            self.error_at(body_start, body_start, "routines nested too deeply");
+            return Err(self.text.len());
+        }
+        self.nesting += 1;
+        let result = self.body_inner(body_start);
+        self.nesting -= 1;
+        result.map(|end| (body_start, end))
+    }
+
+    fn body_inner(&mut self, mut pos: usize) -> Result<usize, usize> {
+        loop {
+            pos = scan::skip_trivia(self.bytes(), pos);
+            let t = scan::token_at(self.bytes(), pos);
+            if t.is(self.text, "begin") || t.is(self.text, "asm") {
+                let end = if t.is(self.text, "asm") {
+                    scan::skip_asm(self.text, t.end)
+                } else {
+                    match scan::skip_statements(self.text, t.end, 1) {
+                        StmtEnd::Stop(stop) => Some(stop.end),
+                        StmtEnd::Eof => None,
+                    }
+                };
+                let Some(end) = end else {
+                    self.error_at(
+                        t.start,
+                        t.end,
+                        format!("this `{}` has no matching `end`", t.text(self.text)),
+                    );
+                    return Err(self.recover(t.start, t.end, false));
+                };
+                let semi = self.tok(end);
+                return Ok(if semi.is_punct(self.text, ";") {
+                    semi.end
+                } else {
+                    end
+                });
+            }
+            match self.decl(true, pos) {
+                Some((_, end)) => pos = end.max(pos + 1),
+                None => {
+                    let msg = if t.kind == TokKind::Eof {
+                        "syntax error: unexpected end of file, expected a routine body".to_string()
+                    } else {
+                        format!(
+                            "syntax error: unexpected `{}`, expected `begin` or a local declaration",
+                            shorten(t.text(self.text))
+                        )
+                    };
+                    self.error_at(t.start, t.end, msg);
+                    return Err(self.recover(pos, t.end, false));
+                }
+            }
+        }
+    }
+}
+
+/// First line of a token, at most 40 characters.
+fn shorten(text: &str) -> String {
+    let line = text.lines().next().unwrap_or("");
+    if line.chars().count() > 40 {
+        let cut: String = line.chars().take(40).collect();
+        format!("{cut}…")
+    } else {
+        line.to_string()
+    }
+}
+
+/// A readable name for a grammar rule in "expected" lists (`None` for internal rules).
+fn rule_label(rule: Rule) -> Option<String> {
+    let name = format!("{rule:?}");
+    if let Some(kw) = name.strip_prefix("kw_") {
+        return Some(format!("`{kw}`"));
+    }
+    let label = match rule {
+        Rule::ident | Rule::ident_list | Rule::qualified_ident | Rule::dot_name => "identifier",
+        Rule::string_lit | Rule::quoted_string | Rule::multiline_string | Rule::char_code => {
+            "string"
+        }
+        Rule::number => "number",
+        Rule::expr | Rule::simple_expr | Rule::term | Rule::factor | Rule::primary => "expression",
+        Rule::type_ref | Rule::named_type | Rule::type_def => "type",
+        Rule::directive | Rule::directive_name => "directive",
+        Rule::attributes | Rule::attr_list => "attribute",
+        Rule::hint | Rule::hint_name => "hint directive",
+        Rule::member => "member declaration",
+        Rule::visibility | Rule::vis_word => "visibility",
+        Rule::formal_params => "parameter list",
+        Rule::generic_params => "generic parameters",
+        Rule::prop_spec | Rule::prop_spec_name => "property specifier",
+        Rule::call_conv => "calling convention",
+        Rule::routine_kind => "`procedure` or `function`",
+        _ => return None,
+    };
+    Some(label.to_string())
+}

@@ -1,0 +1,383 @@
+//! A fast byte-level token scanner for the parts of a unit the grammar does not need to see.
+//!
+//! The driver in `parse.rs` uses it to look at the next keyword, to skip routine bodies,
+//! `initialization` sections and `asm` blocks by their block structure, and to find where to
+//! resume after a syntax error. It knows comments and strings (including Delphi 12 multi-line
+//! strings), so an `end` inside either never counts.
+
+/// What kind of token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TokKind {
+    /// An identifier or keyword (also `&`-escaped).
+    Word,
+    /// A string piece or `#13` character code.
+    Str,
+    /// A number.
+    Num,
+    /// Punctuation (one or two characters).
+    Punct,
+    /// End of the text.
+    Eof,
+}
+
+/// A token: kind and byte range.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tok {
+    pub kind: TokKind,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Tok {
+    /// The token's text.
+    pub fn text<'t>(&self, text: &'t str) -> &'t str {
+        text.get(self.start..self.end).unwrap_or("")
+    }
+
+    /// True when the token is the word `kw` (ASCII case-insensitive, not `&`-escaped).
+    pub fn is(&self, text: &str, kw: &str) -> bool {
+        self.kind == TokKind::Word && self.text(text).eq_ignore_ascii_case(kw)
+    }
+
+    /// True for the punctuation `p`.
+    pub fn is_punct(&self, text: &str, p: &str) -> bool {
+        self.kind == TokKind::Punct && self.text(text) == p
+    }
+}
+
+fn is_ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_' || b >= 0x80
+}
+
+fn is_ident_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+/// Skips blanks and comments (`{ }`, `(* *)`, `//`) from `i`.
+pub(crate) fn skip_trivia(b: &[u8], mut i: usize) -> usize {
+    loop {
+        match b.get(i) {
+            Some(b' ' | b'\t' | b'\r' | b'\n' | 0x0c | 0x1a) => i += 1,
+            Some(0xEF) if b.get(i + 1..i + 3) == Some(&[0xBB, 0xBF]) => i += 3,
+            Some(0xC2) if b.get(i + 1) == Some(&0xA0) => i += 2,
+            Some(b'{') => {
+                i = match find_byte(b, i + 1, b'}') {
+                    Some(p) => p + 1,
+                    None => b.len(),
+                }
+            }
+            Some(b'(') if b.get(i + 1) == Some(&b'*') => {
+                let mut j = i + 2;
+                i = loop {
+                    match find_byte(b, j, b'*') {
+                        Some(p) if b.get(p + 1) == Some(&b')') => break p + 2,
+                        Some(p) => j = p + 1,
+                        None => break b.len(),
+                    }
+                };
+            }
+            Some(b'/') if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' && b[i] != b'\r' {
+                    i += 1;
+                }
+            }
+            _ => return i,
+        }
+    }
+}
+
+fn find_byte(b: &[u8], from: usize, needle: u8) -> Option<usize> {
+    b.get(from..)?
+        .iter()
+        .position(|&c| c == needle)
+        .map(|p| p + from)
+}
+
+/// The token starting at `i` (which must be past trivia).
+pub(crate) fn token_at(b: &[u8], i: usize) -> Tok {
+    token_mode(b, i, false)
+}
+
+/// The token after trivia from `i`.
+pub(crate) fn next_token(b: &[u8], i: usize) -> Tok {
+    token_at(b, skip_trivia(b, i))
+}
+
+fn token_mode(b: &[u8], i: usize, asm: bool) -> Tok {
+    let tok = |kind, end: usize| Tok {
+        kind,
+        start: i,
+        end: end.min(b.len()).max(i + 1).min(b.len().max(i)),
+    };
+    let Some(&c) = b.get(i) else {
+        return Tok {
+            kind: TokKind::Eof,
+            start: b.len(),
+            end: b.len(),
+        };
+    };
+    if is_ident_start(c) || (c == b'&' && b.get(i + 1).is_some_and(|&n| is_ident_start(n))) {
+        let mut j = i + 1;
+        while j < b.len() && is_ident_char(b[j]) {
+            j += 1;
+        }
+        return tok(TokKind::Word, j);
+    }
+    match c {
+        b'\'' => tok(TokKind::Str, string_end(b, i)),
+        b'"' if asm => {
+            let mut j = i + 1;
+            while j < b.len() && b[j] != b'"' && b[j] != b'\n' {
+                j += 1;
+            }
+            tok(TokKind::Str, j + 1)
+        }
+        b'#' => {
+            let mut j = i + 1;
+            if b.get(j) == Some(&b'$') {
+                j += 1;
+                while j < b.len() && b[j].is_ascii_hexdigit() {
+                    j += 1;
+                }
+            } else {
+                while j < b.len() && b[j].is_ascii_digit() {
+                    j += 1;
+                }
+            }
+            tok(TokKind::Str, j)
+        }
+        b'$' => {
+            let mut j = i + 1;
+            while j < b.len() && (b[j].is_ascii_hexdigit() || b[j] == b'_') {
+                j += 1;
+            }
+            tok(TokKind::Num, j)
+        }
+        b'0'..=b'9' => {
+            let mut j = i + 1;
+            while j < b.len() && (b[j].is_ascii_digit() || b[j] == b'_') {
+                j += 1;
+            }
+            if b.get(j) == Some(&b'.') && b.get(j + 1).is_some_and(|c| c.is_ascii_digit()) {
+                j += 1;
+                while j < b.len() && b[j].is_ascii_digit() {
+                    j += 1;
+                }
+            }
+            if matches!(b.get(j), Some(b'e' | b'E'))
+                && (b.get(j + 1).is_some_and(|c| c.is_ascii_digit())
+                    || (matches!(b.get(j + 1), Some(b'+' | b'-'))
+                        && b.get(j + 2).is_some_and(|c| c.is_ascii_digit())))
+            {
+                j += 2;
+                while j < b.len() && b[j].is_ascii_digit() {
+                    j += 1;
+                }
+            }
+            tok(TokKind::Num, j)
+        }
+        _ => {
+            let two = b.get(i..i + 2);
+            let len = match two {
+                Some(b"..") | Some(b":=") | Some(b"<=") | Some(b">=") | Some(b"<>") => 2,
+                _ => 1,
+            };
+            tok(TokKind::Punct, i + len)
+        }
+    }
+}
+
+/// End of the string starting with `'` at `i`: a quoted piece (ends at its line end when
+/// unterminated) or a Delphi 12 multi-line string.
+fn string_end(b: &[u8], i: usize) -> usize {
+    let mut run = i;
+    while run < b.len() && b[run] == b'\'' {
+        run += 1;
+    }
+    let quotes = run - i;
+    if quotes >= 3 && quotes % 2 == 1 {
+        let mut j = run;
+        while j < b.len() && (b[j] == b' ' || b[j] == b'\t') {
+            j += 1;
+        }
+        if j < b.len() && (b[j] == b'\n' || b[j] == b'\r') {
+            if let Some(end) = multiline_close(b, j, quotes) {
+                return end;
+            }
+        }
+    }
+    let mut j = i + 1;
+    while j < b.len() {
+        match b[j] {
+            b'\'' if b.get(j + 1) == Some(&b'\'') => j += 2,
+            b'\'' => return j + 1,
+            b'\n' | b'\r' => return j,
+            _ => j += 1,
+        }
+    }
+    j
+}
+
+/// Finds the closing quote run of a multi-line string whose opening line ends at `j`.
+fn multiline_close(b: &[u8], mut j: usize, quotes: usize) -> Option<usize> {
+    loop {
+        // to the start of the next line
+        while j < b.len() && b[j] != b'\n' && b[j] != b'\r' {
+            j += 1;
+        }
+        if j >= b.len() {
+            return None;
+        }
+        if b[j] == b'\r' && b.get(j + 1) == Some(&b'\n') {
+            j += 2;
+        } else {
+            j += 1;
+        }
+        let mut k = j;
+        while k < b.len() && (b[k] == b' ' || b[k] == b'\t') {
+            k += 1;
+        }
+        if b.get(k..k + quotes)
+            .is_some_and(|s| s.iter().all(|&c| c == b'\''))
+        {
+            return Some(k + quotes);
+        }
+        j = k;
+    }
+}
+
+/// Skips an `asm` block whose `asm` keyword ends at `i`; returns the position after its `end`,
+/// or `None` at the end of the text.
+pub(crate) fn skip_asm(text: &str, mut i: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    loop {
+        i = skip_trivia(b, i);
+        let t = token_mode(b, i, true);
+        match t.kind {
+            TokKind::Eof => return None,
+            TokKind::Word if t.is(text, "end") => return Some(t.end),
+            _ => i = t.end.max(i + 1),
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Opener {
+    Block,
+    Record,
+}
+
+/// How a statement sequence ended.
+pub(crate) enum StmtEnd {
+    /// At this `end` (start offset) with no open block, or at `finalization`.
+    Stop(Tok),
+    /// Ran out of text.
+    Eof,
+}
+
+/// Skips statements from `i` until an `end` or `finalization` that closes nothing opened
+/// here (begin/case/try/asm/record are counted; `case` inside a `record` shares its `end`).
+/// With `open_blocks = 1` this skips the rest of a `begin` block and returns its `end`.
+pub(crate) fn skip_statements(text: &str, mut i: usize, open_blocks: usize) -> StmtEnd {
+    let b = text.as_bytes();
+    let mut stack: Vec<Opener> = vec![Opener::Block; open_blocks];
+    let mut after_dot = false;
+    loop {
+        i = skip_trivia(b, i);
+        let t = token_at(b, i);
+        i = t.end.max(i + 1);
+        match t.kind {
+            TokKind::Eof => return StmtEnd::Eof,
+            TokKind::Word if !after_dot && b[t.start] != b'&' => {
+                let w = t.text(text);
+                if w.eq_ignore_ascii_case("end") {
+                    if stack.pop().is_none() {
+                        return StmtEnd::Stop(t);
+                    }
+                    if stack.is_empty() && open_blocks > 0 {
+                        return StmtEnd::Stop(t);
+                    }
+                } else if w.eq_ignore_ascii_case("begin") || w.eq_ignore_ascii_case("try") {
+                    stack.push(Opener::Block);
+                } else if w.eq_ignore_ascii_case("case") {
+                    if stack.last() != Some(&Opener::Record) {
+                        stack.push(Opener::Block);
+                    }
+                } else if w.eq_ignore_ascii_case("record") {
+                    stack.push(Opener::Record);
+                } else if w.eq_ignore_ascii_case("asm") {
+                    match skip_asm(text, t.end) {
+                        Some(end) => i = end,
+                        None => return StmtEnd::Eof,
+                    }
+                } else if stack.is_empty() && w.eq_ignore_ascii_case("finalization") {
+                    return StmtEnd::Stop(t);
+                }
+            }
+            _ => {}
+        }
+        after_dot = t.kind == TokKind::Punct && t.text(text) == ".";
+    }
+}
+
+/// Skips balanced `[...]` groups from `i` (attribute lists) and returns the position after them.
+pub(crate) fn skip_brackets(text: &str, mut i: usize) -> usize {
+    let b = text.as_bytes();
+    loop {
+        i = skip_trivia(b, i);
+        if b.get(i) != Some(&b'[') {
+            return i;
+        }
+        let mut depth = 0usize;
+        loop {
+            let t = token_at(b, i);
+            match t.kind {
+                TokKind::Eof => return t.start,
+                TokKind::Punct if t.text(text) == "[" => depth += 1,
+                TokKind::Punct if t.text(text) == "]" => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            i = skip_trivia(b, t.end.max(i + 1));
+            if depth == 0 {
+                break;
+            }
+        }
+    }
+}
+
+/// 1-based column (in bytes) of `pos` and whether only blanks precede it on its line.
+pub(crate) fn column(b: &[u8], pos: usize) -> (usize, bool) {
+    let mut s = pos.min(b.len());
+    while s > 0 && b[s - 1] != b'\n' && b[s - 1] != b'\r' {
+        s -= 1;
+    }
+    let first = b[s..pos.min(b.len())]
+        .iter()
+        .all(|&c| c == b' ' || c == b'\t' || c == 0x0c);
+    (pos - s + 1, first)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skips_nested_blocks_strings_and_comments() {
+        let src = "begin case x of 1: ; end; s := 'end'; { end } try asm mov eax, 1 end; finally end; end; X";
+        match skip_statements(src, 5, 1) {
+            StmtEnd::Stop(t) => assert_eq!(&src[t.end..], "; X"),
+            StmtEnd::Eof => panic!("block not closed"),
+        }
+    }
+
+    #[test]
+    fn multiline_string_is_one_token() {
+        let src = "'''\n  end\n  '''";
+        let t = token_at(src.as_bytes(), 0);
+        assert_eq!(t.end, src.len());
+        let src = "'''abc' x";
+        assert_eq!(token_at(src.as_bytes(), 0).end, 7);
+        let src = "'''' x";
+        assert_eq!(token_at(src.as_bytes(), 0).end, 4);
+    }
+}
