@@ -140,8 +140,10 @@ pub enum ValueType {
     #[serde(rename_all = "camelCase")]
     Integer {
         /// Smallest accepted value.
+        #[serde(deserialize_with = "exact_integer")]
         min: i128,
         /// Largest accepted value.
+        #[serde(deserialize_with = "exact_integer")]
         max: i128,
     },
     /// A floating-point number. ABI: `double`.
@@ -211,13 +213,14 @@ pub enum StringRepr {
     /// `AnsiString` / `AnsiString(N)` in a code page; unrepresentable characters are rejected.
     #[serde(rename_all = "camelCase")]
     Ansi {
-        /// Windows code page number (1252 unless declared).
+        /// Windows code page number as declared; 0 for a plain `AnsiString` (the library's ANSI
+        /// code page at run time, which only the stub knows: it checks representability).
         code_page: u16,
     },
     /// `ShortString` / `String[N]`: at most `max_length` bytes in the code page.
     #[serde(rename_all = "camelCase")]
     Short {
-        /// Windows code page number.
+        /// Windows code page number; 0: the library's ANSI code page (checked by the stub).
         code_page: u16,
     },
 }
@@ -275,6 +278,31 @@ pub enum AbiKind {
     String = 5,
 }
 
+/// Reads an integer bound as i128 through `deserialize_any`: serde buffers internally tagged
+/// enums, and its buffer does not support `deserialize_i128` (JSON bounds fit i64 or u64).
+fn exact_integer<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<i128, D::Error> {
+    struct Bound;
+    impl serde::de::Visitor<'_> for Bound {
+        type Value = i128;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an integer")
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<i128, E> {
+            Ok(v.into())
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<i128, E> {
+            Ok(v.into())
+        }
+        fn visit_i128<E: serde::de::Error>(self, v: i128) -> Result<i128, E> {
+            Ok(v)
+        }
+        fn visit_u128<E: serde::de::Error>(self, v: u128) -> Result<i128, E> {
+            i128::try_from(v).map_err(E::custom)
+        }
+    }
+    deserializer.deserialize_any(Bound)
+}
+
 impl ValueType {
     /// The ABI kind values of this type travel as.
     pub fn abi_kind(&self) -> AbiKind {
@@ -284,6 +312,21 @@ impl ValueType {
             ValueType::Number { .. } | ValueType::DateTime { .. } => AbiKind::Double,
             ValueType::Boolean => AbiKind::Bool,
             ValueType::String { .. } | ValueType::Char { .. } => AbiKind::String,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_bounds_round_trip_exactly() {
+        for (min, max) in [(0, u64::MAX as i128), (i64::MIN as i128, i64::MAX as i128)] {
+            let ty = ValueType::Integer { min, max };
+            let text = serde_json::to_string(&ty).unwrap_or_default();
+            let back: Result<ValueType, _> = serde_json::from_str(&text);
+            assert_eq!(back.ok(), Some(ty), "{text}");
         }
     }
 }

@@ -1,0 +1,915 @@
+//! The tool model: every `[McpTool]` routine and method of the parsed units, with its name,
+//! description, parameters (resolved through the type table), result and source location, and
+//! every diagnostic about them.
+
+use crate::manifest::{CallKind, SourceLocation, ToolAnnotations};
+use crate::resolve::{Rejection, Resolved, TypeEnv};
+use crate::types::{Target, Unsupported};
+use delphi_mcp_parser::ast::{
+    self, Attribute, ConstValue, Decl, Member, ParamMode, Routine, RoutineKind, SectionKind,
+    StructuredKind, TypeDef, Visibility,
+};
+use delphi_mcp_parser::{Diagnostic, SourceDb, Span};
+use std::collections::BTreeMap;
+
+/// One parsed unit handed to the generator.
+#[derive(Debug, Clone, Copy)]
+pub struct UnitInput<'a> {
+    /// The syntax tree.
+    pub unit: &'a ast::Unit,
+    /// The path written into the manifest (relative, `/` separators).
+    pub path: &'a str,
+}
+
+/// All tools of a run.
+#[derive(Debug, Clone)]
+pub struct Model {
+    /// The compiler target the units were read for.
+    pub target: String,
+    /// Names of the units the stubs must use, in input order.
+    pub units: Vec<String>,
+    /// The tools, sorted by name.
+    pub tools: Vec<Tool>,
+}
+
+/// One tool.
+#[derive(Debug, Clone)]
+pub struct Tool {
+    /// The MCP tool name.
+    pub name: String,
+    /// Display title (`[McpTitle]`).
+    pub title: Option<String>,
+    /// Description (attribute text, else the `<summary>` doc).
+    pub description: String,
+    /// MCP annotations, when any attribute gave one.
+    pub annotations: Option<ToolAnnotations>,
+    /// `TCalculationModule.Scale` or `Calc.Add`, for people.
+    pub routine: String,
+    /// How the routine is reached.
+    pub call: CallKind,
+    /// The Pascal text of the callee: `Calc.Add`, `Calc.TMath.Twice`, or the method name for
+    /// instance tools (called on the resolved object).
+    pub callee: String,
+    /// The class of the object for instance tools, unit-qualified.
+    pub instance_class: Option<String>,
+    /// All declared parameters in order (including those that receive nil).
+    pub params: Vec<ToolParam>,
+    /// The function result, `None` for a procedure.
+    pub result: Option<Resolved>,
+    /// Where the routine is declared.
+    pub source: SourceLocation,
+    /// Span of the routine name.
+    pub span: Span,
+}
+
+/// One parameter of a tool.
+#[derive(Debug, Clone)]
+pub struct ToolParam {
+    /// The Pascal name, also the JSON key.
+    pub name: String,
+    /// The type as written.
+    pub delphi_type: String,
+    /// The resolved type; `None` for a parameter that always receives nil.
+    pub resolved: Option<Resolved>,
+    /// The declared default as Pascal text.
+    pub default_pascal: Option<String>,
+    /// The declared default as JSON, when it is a literal.
+    pub default_json: Option<serde_json::Value>,
+    /// From the `<param>` doc.
+    pub description: Option<String>,
+}
+
+impl ToolParam {
+    /// True when the parameter is in the schema and the ABI.
+    pub fn in_schema(&self) -> bool {
+        self.resolved.is_some()
+    }
+}
+
+/// The result of [`build_model`].
+#[derive(Debug)]
+pub struct ModelOutcome {
+    /// The model (complete only when `diagnostics` has no error).
+    pub model: Model,
+    /// Errors and warnings, in source order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Whether `name` is a valid MCP tool name (1-128 of `A-Za-z0-9_-.`).
+pub fn is_valid_tool_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+/// `ScaleValue` → `scale_value`, `HTTPGet` → `http_get`, `GetURLFor2` → `get_url_for2`.
+pub fn snake_case(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            let prev = chars[i - 1];
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            let boundary =
+                prev.is_lowercase() || prev.is_ascii_digit() || (prev.is_uppercase() && next_lower);
+            if boundary && !out.ends_with('_') {
+                out.push('_');
+            }
+        }
+        out.extend(c.to_lowercase());
+    }
+    out
+}
+
+/// The attribute's name without unit prefix and `Attribute` suffix, lower case.
+fn attr_key(attr: &Attribute) -> String {
+    let last = attr.name.rsplit('.').next().unwrap_or(&attr.name);
+    let lower = last.to_ascii_lowercase();
+    match lower.strip_suffix("attribute") {
+        Some(stem) if !stem.is_empty() => stem.to_string(),
+        _ => lower,
+    }
+}
+
+const KNOWN_ATTRS: &[&str] = &[
+    "mcptool",
+    "mcpinstance",
+    "mcpnil",
+    "mcptitle",
+    "mcpreadonly",
+    "mcpdestructive",
+    "mcpidempotent",
+    "mcpopenworld",
+];
+
+struct Builder<'a> {
+    db: &'a SourceDb,
+    inputs: &'a [UnitInput<'a>],
+    env: TypeEnv<'a>,
+    diagnostics: Vec<Diagnostic>,
+    tools: Vec<Tool>,
+}
+
+/// A class of a parsed unit, for `[McpInstance]` and inheritance.
+struct ClassInfo<'a> {
+    unit: usize,
+    decl: &'a ast::TypeDecl,
+    ancestor: Option<String>,
+    instance: Option<(String, String, Span)>,
+}
+
+/// Builds the tool model of `inputs` for `target`, collecting every diagnostic.
+pub fn build_model(db: &SourceDb, inputs: &[UnitInput<'_>], target: &str) -> ModelOutcome {
+    let units: Vec<&ast::Unit> = inputs.iter().map(|i| i.unit).collect();
+    let mut builder = Builder {
+        db,
+        inputs,
+        env: TypeEnv::new(&units, Target::parse(target)),
+        diagnostics: Vec::new(),
+        tools: Vec::new(),
+    };
+    builder.run();
+    let mut tools = builder.tools;
+    let mut diagnostics = builder.diagnostics;
+    check_duplicates(&mut tools, &mut diagnostics);
+    tools.sort_by(|a, b| a.name.cmp(&b.name));
+    ModelOutcome {
+        model: Model {
+            target: target.to_string(),
+            units: inputs.iter().map(|i| i.unit.name.clone()).collect(),
+            tools,
+        },
+        diagnostics,
+    }
+}
+
+fn check_duplicates(tools: &mut [Tool], diagnostics: &mut Vec<Diagnostic>) {
+    let mut first: BTreeMap<&str, &Tool> = BTreeMap::new();
+    for tool in tools.iter() {
+        if let Some(previous) = first.get(tool.name.as_str()) {
+            diagnostics.push(
+                Diagnostic::error(
+                    format!(
+                        "two tools are named `{}` ({} and {})",
+                        tool.name, previous.routine, tool.routine
+                    ),
+                    Some(tool.span),
+                )
+                .with_label(previous.span, "first tool with this name")
+                .with_help("give one of them its own name: [McpTool('other_name')]"),
+            );
+        } else {
+            first.insert(&tool.name, tool);
+        }
+    }
+}
+
+impl<'a> Builder<'a> {
+    fn run(&mut self) {
+        let inputs = self.inputs;
+        let mut classes: Vec<ClassInfo<'a>> = Vec::new();
+        for (index, input) in inputs.iter().enumerate() {
+            for section in &input.unit.sections {
+                for decl in &section.decls {
+                    match decl {
+                        Decl::Routine(routine) => {
+                            if find_attr(&routine.attributes, "mcptool").is_some() {
+                                if section.kind == SectionKind::Interface {
+                                    self.routine_tool(index, routine);
+                                } else if routine.qualifier.is_none() {
+                                    self.diagnostics.push(
+                                        Diagnostic::error(
+                                            format!(
+                                                "tool routine `{}` is not declared in the unit's interface",
+                                                routine.name
+                                            ),
+                                            Some(routine.name_span),
+                                        )
+                                        .with_help("the generated stubs live in another unit and can only call what the interface declares"),
+                                    );
+                                }
+                            }
+                            self.check_unknown_attrs(&routine.attributes);
+                        }
+                        Decl::Type(ts) => {
+                            for td in &ts.items {
+                                if let TypeDef::Structured(st) = &td.def {
+                                    if section.kind != SectionKind::Interface {
+                                        if find_attr(&td.attributes, "mcpinstance").is_some()
+                                            || has_tool_member(st)
+                                        {
+                                            self.diagnostics.push(Diagnostic::error(
+                                                format!("class `{}` with tools is not declared in the unit's interface", td.name),
+                                                Some(td.name_span),
+                                            ));
+                                        }
+                                        continue;
+                                    }
+                                    let info = self.class_info(index, td, st);
+                                    classes.push(info);
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        for ci in 0..classes.len() {
+            self.class_tools(&classes, ci);
+        }
+    }
+
+    fn check_unknown_attrs(&mut self, attrs: &[Attribute]) {
+        for attr in attrs {
+            let key = attr_key(attr);
+            if key.starts_with("mcp") && !KNOWN_ATTRS.contains(&key.as_str()) {
+                self.diagnostics.push(
+                    Diagnostic::error(format!("unknown attribute `{}`", attr.name), Some(attr.span))
+                        .with_help("known: McpTool, McpInstance, McpNil, McpTitle, McpReadOnly, McpDestructive, McpIdempotent, McpOpenWorld"),
+                );
+            }
+        }
+    }
+
+    fn class_info(
+        &mut self,
+        unit: usize,
+        td: &'a ast::TypeDecl,
+        st: &'a ast::StructuredType,
+    ) -> ClassInfo<'a> {
+        self.check_unknown_attrs(&td.attributes);
+        let ancestor = st.ancestors.first().map(|a| match &a.kind {
+            ast::TypeRefKind::Named { name, .. } => name.clone(),
+            _ => a.text.clone(),
+        });
+        let mut instance = None;
+        if let Some(attr) = find_attr(&td.attributes, "mcpinstance") {
+            if st.kind != StructuredKind::Class {
+                self.diagnostics.push(Diagnostic::error(
+                    format!("[McpInstance] needs a class; `{}` is not one", td.name),
+                    Some(attr.span),
+                ));
+            } else if let Some(args) = self.string_args(attr, unit, 1, 2) {
+                let resolver = args[0].clone();
+                let prefix = args.get(1).cloned().unwrap_or_default();
+                if resolver.trim().is_empty() {
+                    self.diagnostics.push(
+                        Diagnostic::error("[McpInstance] needs a resolver expression", Some(attr.span))
+                            .with_help("name a global function or variable that yields the live object: [McpInstance('CurrentModule')]"),
+                    );
+                } else {
+                    instance = Some((resolver, prefix, attr.span));
+                }
+            }
+        }
+        ClassInfo {
+            unit,
+            decl: td,
+            ancestor,
+            instance,
+        }
+    }
+
+    /// Positional string arguments of an attribute (`min..=max` of them).
+    fn string_args(
+        &mut self,
+        attr: &Attribute,
+        unit: usize,
+        min: usize,
+        max: usize,
+    ) -> Option<Vec<String>> {
+        if attr.args.len() < min || attr.args.len() > max {
+            self.diagnostics.push(Diagnostic::error(
+                format!(
+                    "[{}] takes {} string argument{}, not {}",
+                    attr.name,
+                    if min == max {
+                        min.to_string()
+                    } else {
+                        format!("{min} to {max}")
+                    },
+                    if max == 1 { "" } else { "s" },
+                    attr.args.len()
+                ),
+                Some(attr.span),
+            ));
+            return None;
+        }
+        let mut out = Vec::new();
+        for arg in &attr.args {
+            if arg.name.is_some() {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        format!("[{}] takes positional arguments only", attr.name),
+                        Some(arg.value.span),
+                    )
+                    .with_help("Delphi attributes are constructed from positional arguments"),
+                );
+                return None;
+            }
+            match self.env.eval(&arg.value, unit) {
+                Some(ConstValue::Str(s)) => out.push(s),
+                _ => {
+                    self.diagnostics.push(Diagnostic::error(
+                        format!(
+                            "`{}` is not a string constant (an argument of [{}])",
+                            arg.value.text, attr.name
+                        ),
+                        Some(arg.value.span),
+                    ));
+                    return None;
+                }
+            }
+        }
+        Some(out)
+    }
+
+    fn routine_tool(&mut self, unit: usize, routine: &'a Routine) {
+        let unit_name = self.env.unit_name(unit).to_string();
+        let routine_label = format!("{unit_name}.{}", routine.name);
+        let callee = format!("{unit_name}.{}", routine.name);
+        self.make_tool(
+            unit,
+            routine,
+            ToolPlace {
+                routine_label,
+                callee,
+                call: CallKind::Routine,
+                instance_class: None,
+                prefix: String::new(),
+            },
+        );
+    }
+
+    fn class_tools(&mut self, classes: &[ClassInfo<'a>], ci: usize) {
+        let class = &classes[ci];
+        let TypeDef::Structured(st) = &class.decl.def else {
+            return;
+        };
+        let unit_name = self.env.unit_name(class.unit).to_string();
+        let class_name = &class.decl.name;
+        for section in &st.sections {
+            for member in &section.members {
+                let Member::Method(routine) = member else {
+                    continue;
+                };
+                self.check_unknown_attrs(&routine.attributes);
+                if find_attr(&routine.attributes, "mcptool").is_none() {
+                    continue;
+                }
+                if !matches!(
+                    section.visibility,
+                    Visibility::Default | Visibility::Public | Visibility::Published
+                ) {
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            format!(
+                                "tool method `{class_name}.{}` is not public",
+                                routine.name
+                            ),
+                            Some(routine.name_span),
+                        )
+                        .with_help("the generated stubs live in another unit: move it to the public section"),
+                    );
+                    continue;
+                }
+                let is_static = routine.is_class
+                    || routine
+                        .directives
+                        .iter()
+                        .any(|d| d.name.eq_ignore_ascii_case("static"));
+                if is_static {
+                    self.make_tool(
+                        class.unit,
+                        routine,
+                        ToolPlace {
+                            routine_label: format!("{class_name}.{}", routine.name),
+                            callee: format!("{unit_name}.{class_name}.{}", routine.name),
+                            call: CallKind::ClassMethod,
+                            instance_class: None,
+                            prefix: class
+                                .instance
+                                .as_ref()
+                                .map(|i| i.1.clone())
+                                .unwrap_or_default(),
+                        },
+                    );
+                    continue;
+                }
+                if st.kind != StructuredKind::Class {
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            format!(
+                                "tool method `{class_name}.{}` needs an object, but `{class_name}` is not a class",
+                                routine.name
+                            ),
+                            Some(routine.name_span),
+                        )
+                        .with_help("make it a `class function ... static`"),
+                    );
+                    continue;
+                }
+                // Every class with [McpInstance] that is, or descends from, this class exposes it.
+                let exposers: Vec<usize> = (0..classes.len())
+                    .filter(|&other| {
+                        classes[other].instance.is_some() && descends(classes, other, ci)
+                    })
+                    .collect();
+                if exposers.is_empty() {
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            format!(
+                                "no object for tool method `{class_name}.{}`: neither `{class_name}` nor a parsed class descending from it has [McpInstance]",
+                                routine.name
+                            ),
+                            Some(routine.name_span),
+                        )
+                        .with_help(format!("add [McpInstance('CurrentObject')] to `{class_name}` (a global function or variable that yields the live object), or make the method `class ... static`")),
+                    );
+                    continue;
+                }
+                for exposer in exposers {
+                    let info = &classes[exposer];
+                    let Some((resolver, prefix, _)) = &info.instance else {
+                        continue;
+                    };
+                    let exposer_unit = self.env.unit_name(info.unit).to_string();
+                    self.make_tool(
+                        class.unit,
+                        routine,
+                        ToolPlace {
+                            routine_label: format!("{}.{}", info.decl.name, routine.name),
+                            callee: routine.name.clone(),
+                            call: CallKind::Instance {
+                                resolver: resolver.clone(),
+                                class: info.decl.name.clone(),
+                            },
+                            instance_class: Some(format!("{exposer_unit}.{}", info.decl.name)),
+                            prefix: prefix.clone(),
+                        },
+                    );
+                }
+            }
+        }
+    }
+
+    fn make_tool(&mut self, unit: usize, routine: &'a Routine, place: ToolPlace) {
+        let errors_before = self.error_count();
+        let Some(tool_attr) = find_attr(&routine.attributes, "mcptool") else {
+            return;
+        };
+        match routine.kind {
+            RoutineKind::Procedure | RoutineKind::Function => {}
+            _ => {
+                self.diagnostics.push(Diagnostic::error(
+                    format!(
+                        "`{}` cannot be a tool: constructors, destructors and operators are not supported",
+                        routine.name
+                    ),
+                    Some(routine.name_span),
+                ));
+                return;
+            }
+        }
+        if !routine.generic_params.is_empty() {
+            self.diagnostics.push(Diagnostic::error(
+                format!("generic routine `{}` cannot be a tool", routine.name),
+                Some(routine.name_span),
+            ));
+            return;
+        }
+        let args = self.string_args(tool_attr, unit, 0, 2).unwrap_or_default();
+        let base_name = match args.first() {
+            Some(n) if !n.is_empty() => n.clone(),
+            _ => snake_case(&routine.name),
+        };
+        let name = format!("{}{}", place.prefix, base_name);
+        if !is_valid_tool_name(&name) {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    format!("`{name}` is not a valid tool name"),
+                    Some(tool_attr.span),
+                )
+                .with_help(
+                    "tool names have 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`",
+                ),
+            );
+        }
+        let description = match args.get(1) {
+            Some(d) if !d.trim().is_empty() => d.clone(),
+            _ => routine
+                .doc
+                .as_ref()
+                .and_then(|d| d.summary.clone())
+                .unwrap_or_default(),
+        };
+        if description.trim().is_empty() {
+            self.diagnostics.push(
+                Diagnostic::warning(
+                    format!("tool `{name}` has no description"),
+                    Some(routine.name_span),
+                )
+                .with_help("the model chooses tools by their description: add a `/// <summary>` doc or [McpTool('name', 'description')]"),
+            );
+        }
+        let (title, annotations) = self.annotations(unit, routine);
+        let nil_names = self.nil_names(unit, routine);
+        let mut params = Vec::new();
+        for param in &routine.params {
+            if let Some(p) = self.param(unit, routine, param, &nil_names) {
+                params.push(p);
+            }
+        }
+        for (nil_name, span) in &nil_names {
+            if !routine
+                .params
+                .iter()
+                .any(|p| p.name.eq_ignore_ascii_case(nil_name))
+            {
+                self.diagnostics.push(Diagnostic::error(
+                    format!(
+                        "[McpNil] names `{nil_name}`, which is not a parameter of `{}`",
+                        routine.name
+                    ),
+                    Some(*span),
+                ));
+            }
+        }
+        let result = match &routine.result {
+            Some(ty) => match self.env.resolve(ty, unit) {
+                Ok(r) => Some(r),
+                Err(rejection) => {
+                    self.type_error("result", &routine.name, ty.span, &rejection);
+                    None
+                }
+            },
+            None => None,
+        };
+        if self.error_count() > errors_before {
+            return;
+        }
+        let source = self.location(routine.name_span);
+        self.tools.push(Tool {
+            name,
+            title,
+            description,
+            annotations,
+            routine: place.routine_label,
+            call: place.call,
+            callee: place.callee,
+            instance_class: place.instance_class,
+            params,
+            result,
+            source,
+            span: routine.name_span,
+        });
+    }
+
+    fn error_count(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.is_error()).count()
+    }
+
+    fn location(&self, span: Span) -> SourceLocation {
+        let file = self.db.get(span.file);
+        let at = file.line_col(span.start);
+        let path = self
+            .inputs
+            .iter()
+            .find(|i| i.unit.span.file == span.file)
+            .map(|i| i.path.to_string())
+            .unwrap_or_else(|| file.path.to_string_lossy().replace('\\', "/"));
+        SourceLocation {
+            file: path,
+            line: at.line,
+            column: at.column,
+        }
+    }
+
+    fn annotations(
+        &mut self,
+        unit: usize,
+        routine: &Routine,
+    ) -> (Option<String>, Option<ToolAnnotations>) {
+        let mut ann = ToolAnnotations::default();
+        let mut any = false;
+        let mut title = None;
+        for attr in &routine.attributes {
+            let key = attr_key(attr);
+            let slot = match key.as_str() {
+                "mcptitle" => {
+                    if let Some(args) = self.string_args(attr, unit, 1, 1) {
+                        title = args.into_iter().next();
+                        ann.title = title.clone();
+                        any = true;
+                    }
+                    continue;
+                }
+                "mcpreadonly" => &mut ann.read_only_hint,
+                "mcpdestructive" => &mut ann.destructive_hint,
+                "mcpidempotent" => &mut ann.idempotent_hint,
+                "mcpopenworld" => &mut ann.open_world_hint,
+                _ => continue,
+            };
+            let value = match attr.args.as_slice() {
+                [] => Some(true),
+                [arg] if arg.name.is_none() => match self.env.eval(&arg.value, unit) {
+                    Some(ConstValue::Bool(b)) => Some(b),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match value {
+                Some(v) => {
+                    *slot = Some(v);
+                    any = true;
+                }
+                None => self.diagnostics.push(Diagnostic::error(
+                    format!("[{}] takes no argument or one Boolean constant", attr.name),
+                    Some(attr.span),
+                )),
+            }
+        }
+        (title, any.then_some(ann))
+    }
+
+    /// Parameter names given to `[McpNil('A', 'B')]` on the routine.
+    fn nil_names(&mut self, unit: usize, routine: &Routine) -> Vec<(String, Span)> {
+        let mut names = Vec::new();
+        for attr in &routine.attributes {
+            if attr_key(attr) == "mcpnil" {
+                if let Some(args) = self.string_args(attr, unit, 1, 64) {
+                    names.extend(args.into_iter().map(|a| (a, attr.span)));
+                }
+            }
+        }
+        names
+    }
+
+    fn param(
+        &mut self,
+        unit: usize,
+        routine: &Routine,
+        param: &ast::Param,
+        nil_names: &[(String, Span)],
+    ) -> Option<ToolParam> {
+        let nil = find_attr(&param.attributes, "mcpnil").is_some()
+            || nil_names
+                .iter()
+                .any(|(n, _)| n.eq_ignore_ascii_case(&param.name));
+        if matches!(param.mode, ParamMode::Var | ParamMode::Out) {
+            self.unsupported(
+                Unsupported::VarOut,
+                format!(
+                    "parameter `{}` of `{}` is a `{}` parameter",
+                    param.name,
+                    routine.name,
+                    if param.mode == ParamMode::Var {
+                        "var"
+                    } else {
+                        "out"
+                    }
+                ),
+                param.span,
+            );
+            return None;
+        }
+        let Some(ty) = &param.ty else {
+            self.unsupported(
+                Unsupported::Untyped,
+                format!(
+                    "parameter `{}` of `{}` has no type",
+                    param.name, routine.name
+                ),
+                param.span,
+            );
+            return None;
+        };
+        let description = routine.doc.as_ref().and_then(|d| {
+            d.params
+                .iter()
+                .find(|p| p.name.eq_ignore_ascii_case(&param.name))
+                .map(|p| p.text.clone())
+                .filter(|t| !t.trim().is_empty())
+        });
+        let resolved = match self.env.resolve(ty, unit) {
+            Ok(r) => {
+                if nil {
+                    self.diagnostics.push(Diagnostic::error(
+                        format!(
+                            "[McpNil] on parameter `{}`, whose type `{}` cannot be nil",
+                            param.name, ty.text
+                        ),
+                        Some(param.name_span),
+                    ));
+                    return None;
+                }
+                Some(r)
+            }
+            Err(rejection) => {
+                if nil && rejection.kind.nil_allowed() {
+                    None
+                } else {
+                    self.type_error(
+                        &format!("parameter `{}` of", param.name),
+                        &routine.name,
+                        ty.span,
+                        &rejection,
+                    );
+                    return None;
+                }
+            }
+        };
+        let (default_pascal, default_json) = match &param.default {
+            Some(expr) => {
+                let json = resolved
+                    .as_ref()
+                    .and_then(|r| self.default_json(expr, unit, r));
+                (Some(expr.text.clone()), json)
+            }
+            None => (None, None),
+        };
+        Some(ToolParam {
+            name: param.name.clone(),
+            delphi_type: ty.text.clone(),
+            resolved,
+            default_pascal,
+            default_json,
+            description,
+        })
+    }
+
+    fn default_json(
+        &self,
+        expr: &ast::Expr,
+        unit: usize,
+        resolved: &Resolved,
+    ) -> Option<serde_json::Value> {
+        use crate::manifest::ValueType;
+        if let ValueType::Enum { members, .. } = &resolved.value {
+            if let ast::ExprKind::Ident { name } = &expr.kind {
+                let last = name.rsplit('.').next().unwrap_or(name);
+                return members
+                    .iter()
+                    .find(|m| m.name.eq_ignore_ascii_case(last))
+                    .map(|m| serde_json::Value::String(m.name.clone()));
+            }
+            return None;
+        }
+        let value = self.env.eval(expr, unit)?;
+        match (&resolved.value, value) {
+            (ValueType::Integer { min, max }, ConstValue::Int(i)) if i >= *min && i <= *max => {
+                Some(crate::types::json_int(i))
+            }
+            (ValueType::Number { .. }, ConstValue::Int(i)) => {
+                i64::try_from(i).ok().map(serde_json::Value::from)
+            }
+            (ValueType::Number { .. }, ConstValue::Real(r)) => {
+                serde_json::Number::from_f64(r).map(serde_json::Value::Number)
+            }
+            (ValueType::Boolean, ConstValue::Bool(b)) => Some(serde_json::Value::Bool(b)),
+            (ValueType::String { max_length, .. }, ConstValue::Str(s))
+                if max_length.is_none_or(|m| s.chars().count() <= m as usize) =>
+            {
+                Some(serde_json::Value::String(s))
+            }
+            (ValueType::Char { .. }, ConstValue::Str(s)) if s.chars().count() == 1 => {
+                Some(serde_json::Value::String(s))
+            }
+            _ => None,
+        }
+    }
+
+    fn unsupported(&mut self, kind: Unsupported, message: String, span: Span) {
+        self.diagnostics
+            .push(Diagnostic::error(message, Some(span)).with_help(kind.reason()));
+    }
+
+    fn type_error(&mut self, what: &str, routine: &str, span: Span, rejection: &Rejection) {
+        let mut message = format!(
+            "{what} `{routine}` has type `{}`: {} are not supported",
+            rejection.name,
+            rejection.kind.what()
+        );
+        if rejection.kind == Unsupported::Unknown {
+            message = format!(
+                "{what} `{routine}` has type `{}`, which is not declared in any parsed unit and is not in the type table",
+                rejection.name
+            );
+        }
+        if let Some(detail) = &rejection.detail {
+            message.push_str(&format!(" ({detail})"));
+        }
+        self.diagnostics
+            .push(Diagnostic::error(message, Some(span)).with_help(rejection.kind.reason()));
+    }
+}
+
+struct ToolPlace {
+    routine_label: String,
+    callee: String,
+    call: CallKind,
+    instance_class: Option<String>,
+    prefix: String,
+}
+
+fn find_attr<'x>(attrs: &'x [Attribute], key: &str) -> Option<&'x Attribute> {
+    attrs.iter().find(|a| attr_key(a) == key)
+}
+
+fn has_tool_member(st: &ast::StructuredType) -> bool {
+    st.sections.iter().any(|s| {
+        s.members.iter().any(|m| match m {
+            Member::Method(r) => find_attr(&r.attributes, "mcptool").is_some(),
+            _ => false,
+        })
+    })
+}
+
+/// Whether class `child` is, or descends from, class `base` (through parsed classes).
+fn descends(classes: &[ClassInfo<'_>], child: usize, base: usize) -> bool {
+    let mut current = child;
+    for _ in 0..64 {
+        if current == base {
+            return true;
+        }
+        let Some(ancestor) = &classes[current].ancestor else {
+            return false;
+        };
+        let last = ancestor.rsplit('.').next().unwrap_or(ancestor);
+        match classes
+            .iter()
+            .position(|c| c.decl.name.eq_ignore_ascii_case(last))
+        {
+            Some(next) => current = next,
+            None => return false,
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snake_case_splits_words() {
+        assert_eq!(snake_case("Scale"), "scale");
+        assert_eq!(snake_case("ScaleValue"), "scale_value");
+        assert_eq!(snake_case("HTTPGet"), "http_get");
+        assert_eq!(snake_case("GetURLFor2"), "get_url_for2");
+        assert_eq!(snake_case("Add2Numbers"), "add2_numbers");
+        assert_eq!(snake_case("already_snake"), "already_snake");
+    }
+
+    #[test]
+    fn tool_names_follow_the_mcp_rules() {
+        assert!(is_valid_tool_name("calc_scale"));
+        assert!(is_valid_tool_name("a.b-c"));
+        assert!(!is_valid_tool_name(""));
+        assert!(!is_valid_tool_name("has space"));
+        assert!(!is_valid_tool_name(&"x".repeat(129)));
+        assert!(!is_valid_tool_name("é"));
+    }
+}

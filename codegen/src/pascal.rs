@@ -1,0 +1,285 @@
+//! Rendering of the Pascal side: the exports unit, the exports include, the library project
+//! skeleton (minijinja templates in `templates/pascal/`) and the fixed units copied verbatim.
+
+use crate::manifest::Manifest;
+use crate::model::{Model, Tool};
+use crate::resolve::{Conv, Resolved};
+use crate::schema::export_symbol;
+use minijinja::value::Serde;
+use minijinja::{context, Environment};
+use serde::Serialize;
+
+/// The fixed support unit of the stubs (`McpRuntime.pas`).
+pub const RUNTIME_UNIT: &str = include_str!("../../templates/pascal/McpRuntime.pas");
+/// The attribute classes users compile their annotated units with (`McpAttributes.pas`).
+pub const ATTRIBUTES_UNIT: &str = include_str!("../../templates/pascal/McpAttributes.pas");
+
+const EXPORTS_UNIT_TEMPLATE: &str = include_str!("../../templates/pascal/McpExports.pas.j2");
+const TOOL_TEMPLATE: &str = include_str!("../../templates/pascal/tool.pas.j2");
+const EXPORTS_INCLUDE_TEMPLATE: &str = include_str!("../../templates/pascal/McpExports.inc.j2");
+const LIBRARY_TEMPLATE: &str = include_str!("../../templates/pascal/library.dpr.j2");
+
+/// Errors of rendering (a template bug, never user input).
+#[derive(Debug, thiserror::Error)]
+#[error("rendering the Pascal stubs failed: {0}")]
+pub struct RenderError(#[from] minijinja::Error);
+
+#[derive(Serialize)]
+struct ParamCtx {
+    index: usize,
+    var: String,
+    name_lit: String,
+    pascal_type: String,
+    conv: Conv,
+    default: Option<String>,
+}
+
+#[derive(Serialize)]
+struct ResultCtx {
+    pascal_type: String,
+    conv: Conv,
+}
+
+#[derive(Serialize)]
+struct ToolCtx {
+    name: String,
+    ident: String,
+    export: String,
+    routine: String,
+    source: String,
+    temps: Vec<&'static str>,
+    params: Vec<ParamCtx>,
+    result: Option<ResultCtx>,
+    instance_class: Option<String>,
+    resolver: Option<String>,
+    resolver_lit: Option<String>,
+    call: String,
+}
+
+/// A Pascal string literal for `text` (quotes doubled, control and non-ASCII characters as
+/// `#N` so the generated file stays ASCII).
+pub fn pascal_string(text: &str) -> String {
+    let mut out = String::new();
+    let mut quoted = false;
+    for c in text.chars() {
+        if (' '..='~').contains(&c) {
+            if !quoted {
+                out.push('\'');
+                quoted = true;
+            }
+            if c == '\'' {
+                out.push('\'');
+            }
+            out.push(c);
+        } else {
+            if quoted {
+                out.push('\'');
+                quoted = false;
+            }
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("#{unit}"));
+            }
+        }
+    }
+    if quoted {
+        out.push('\'');
+    }
+    if out.is_empty() {
+        out.push_str("''");
+    }
+    out
+}
+
+fn temp_for(conv: &Conv) -> &'static str {
+    match conv {
+        Conv::Int | Conv::Enum | Conv::Comp => "__McpI: Int64",
+        Conv::Uint => "__McpU: UInt64",
+        Conv::Double | Conv::Single | Conv::Currency | Conv::DateTime => "__McpD: Double",
+        Conv::Bool => "__McpB: Boolean",
+        Conv::Utf16 => "__McpS: UnicodeString",
+        Conv::Utf8 | Conv::Ansi { .. } | Conv::Short => "__McpR: RawByteString",
+        Conv::WideChar => "__McpW: WideChar",
+        Conv::AnsiChar => "__McpC: AnsiChar",
+    }
+}
+
+fn tool_ctx(index: usize, tool: &Tool) -> ToolCtx {
+    let mut params = Vec::new();
+    let mut call_args = Vec::new();
+    let mut temps: Vec<&'static str> = Vec::new();
+    for (position, param) in tool.params.iter().enumerate() {
+        match &param.resolved {
+            Some(Resolved {
+                conv, pascal_type, ..
+            }) => {
+                let var = format!("__McpA{position}");
+                call_args.push(var.clone());
+                let temp = temp_for(conv);
+                if !temps.contains(&temp) {
+                    temps.push(temp);
+                }
+                params.push(ParamCtx {
+                    index: params.len(),
+                    var,
+                    name_lit: pascal_string(&param.name),
+                    pascal_type: pascal_type.clone(),
+                    conv: conv.clone(),
+                    default: param.default_pascal.clone(),
+                });
+            }
+            None => call_args.push("nil".to_string()),
+        }
+    }
+    temps.sort_unstable();
+    let callee = match &tool.instance_class {
+        Some(_) => format!("__McpObj.{}", tool.callee),
+        None => tool.callee.clone(),
+    };
+    let call = if call_args.is_empty() {
+        callee
+    } else {
+        format!("{callee}({})", call_args.join(", "))
+    };
+    let resolver = match &tool.call {
+        crate::manifest::CallKind::Instance { resolver, .. } => Some(resolver.clone()),
+        _ => None,
+    };
+    ToolCtx {
+        name: tool.name.clone(),
+        ident: format!("__McpTool{}", index + 1),
+        export: export_symbol(&tool.name),
+        routine: tool.routine.clone(),
+        source: format!(
+            "{}:{}",
+            tool.source.file.replace(['{', '}'], "_"),
+            tool.source.line
+        ),
+        temps,
+        params,
+        result: tool.result.as_ref().map(|r| ResultCtx {
+            pascal_type: r.pascal_type.clone(),
+            conv: r.conv.clone(),
+        }),
+        instance_class: tool.instance_class.clone(),
+        resolver_lit: resolver.as_deref().map(pascal_string),
+        resolver,
+        call,
+    }
+}
+
+fn manifest_bytes(json: &str) -> String {
+    let bytes = json.as_bytes();
+    let mut out = String::with_capacity(bytes.len() * 5);
+    for (i, chunk) in bytes.chunks(16).enumerate() {
+        if i > 0 {
+            out.push_str(",\n");
+        }
+        out.push_str("    ");
+        let line: Vec<String> = chunk.iter().map(|b| format!("${b:02X}")).collect();
+        out.push_str(&line.join(", "));
+    }
+    out
+}
+
+fn environment() -> Result<Environment<'static>, RenderError> {
+    let mut env = Environment::new();
+    env.set_syntax(
+        minijinja::syntax::SyntaxConfig::builder()
+            .keep_trailing_newline(true)
+            .build()?,
+    );
+    env.add_template("McpExports.pas.j2", EXPORTS_UNIT_TEMPLATE)?;
+    env.add_template("tool.pas.j2", TOOL_TEMPLATE)?;
+    env.add_template("McpExports.inc.j2", EXPORTS_INCLUDE_TEMPLATE)?;
+    env.add_template("library.dpr.j2", LIBRARY_TEMPLATE)?;
+    Ok(env)
+}
+
+/// A UTF-8 byte-order mark when `text` is not ASCII (Delphi reads BOM-less files as ANSI).
+fn with_bom(text: String) -> String {
+    if text.is_ascii() {
+        text
+    } else {
+        format!("\u{feff}{text}")
+    }
+}
+
+/// The rendered stub files.
+#[derive(Debug, Clone)]
+pub struct PascalFiles {
+    /// `McpExports.pas`: the exports unit.
+    pub exports_unit: String,
+    /// `McpExports.inc`: the `exports` clause for the library file.
+    pub exports_include: String,
+}
+
+/// Renders the exports unit and include of `model`, embedding `manifest` (as compact JSON).
+pub fn render_stubs(model: &Model, manifest: &Manifest) -> Result<PascalFiles, RenderError> {
+    let env = environment()?;
+    let tools: Vec<ToolCtx> = model
+        .tools
+        .iter()
+        .enumerate()
+        .map(|(i, t)| tool_ctx(i, t))
+        .collect();
+    let common = context! {
+        generator => manifest.generator.clone(),
+        abi_version => manifest.abi_version,
+        units => model.units.clone(),
+        tools => Serde(tools),
+        bom => "",
+    };
+    // The embedded copy is compact: it is read by programs only.
+    let compact = serde_json::to_string(manifest).unwrap_or_default();
+    let exports_unit = env.get_template("McpExports.pas.j2")?.render(context! {
+        manifest_len => compact.len(),
+        manifest_bytes => manifest_bytes(&compact),
+        ..common.clone()
+    })?;
+    let exports_include = env.get_template("McpExports.inc.j2")?.render(common)?;
+    Ok(PascalFiles {
+        exports_unit: with_bom(exports_unit),
+        exports_include: with_bom(exports_include),
+    })
+}
+
+/// One unit listed in a generated library project.
+#[derive(Debug, Clone, Serialize)]
+pub struct LibraryUnit {
+    /// The unit name.
+    pub name: String,
+    /// Its path relative to the project file, with `/` separators.
+    pub path: String,
+}
+
+/// Renders a library project file (`.dpr`) using `units` and the generated files in
+/// `generated_dir` (relative to the project, `/` separators).
+pub fn render_library(
+    library_name: &str,
+    units: &[LibraryUnit],
+    generated_dir: &str,
+) -> Result<String, RenderError> {
+    let env = environment()?;
+    let text = env.get_template("library.dpr.j2")?.render(context! {
+        generator => format!("delphi-mcp {}", env!("CARGO_PKG_VERSION")),
+        library_name => library_name,
+        units => Serde(units),
+        generated_dir => generated_dir,
+        bom => "",
+    })?;
+    Ok(with_bom(text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pascal_strings_escape_quotes_and_non_ascii() {
+        assert_eq!(pascal_string("it's"), "'it''s'");
+        assert_eq!(pascal_string(""), "''");
+        assert_eq!(pascal_string("é!"), "#233'!'");
+        assert_eq!(pascal_string("😀"), "#55357#56832");
+    }
+}

@@ -1,0 +1,518 @@
+//! Resolving parameter and result types through the parsed units' own declarations (aliases,
+//! subranges, enumerations, code-page strings) down to a row of the type table.
+
+use crate::manifest::{EnumMemberEntry, NumberRepr, StringRepr, ValueType};
+use crate::types::{lookup_builtin, lookup_rejected, Builtin, StrKind, Target, Unsupported};
+use delphi_mcp_parser::ast::{
+    self, ConstValue, Decl, Expr, ExprKind, StructuredKind, TypeDef, TypeRef, TypeRefKind,
+};
+
+/// How the stub converts a value (selects the conversion snippet in the templates).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Conv {
+    /// Signed integer types, subranges: checked against `Low(T)..High(T)` as Int64.
+    Int,
+    /// Unsigned 64-bit types: checked against `High(T)` as UInt64.
+    Uint,
+    /// Enumerations: ordinal checked against `Ord(Low(T))..Ord(High(T))`.
+    Enum,
+    /// Double, Real, Extended.
+    Double,
+    /// Single (range checked).
+    Single,
+    /// Currency (range checked).
+    Currency,
+    /// Comp (whole numbers).
+    Comp,
+    /// Boolean types.
+    Bool,
+    /// string / UnicodeString / WideString.
+    Utf16,
+    /// UTF8String and AnsiString(65001).
+    Utf8,
+    /// AnsiString in a code page (0: the library's ANSI code page).
+    Ansi {
+        /// Code page.
+        code_page: u16,
+    },
+    /// ShortString / String[N] (length checked against `SizeOf(T) - 1`).
+    Short,
+    /// Char / WideChar.
+    WideChar,
+    /// AnsiChar.
+    AnsiChar,
+    /// TDateTime / TDate / TTime (a Double across the ABI).
+    DateTime,
+}
+
+/// A resolved type: what the manifest and the stub need.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolved {
+    /// The manifest value type (schema, ABI kind, bounds).
+    pub value: ValueType,
+    /// The stub conversion.
+    pub conv: Conv,
+    /// The Pascal type to declare the stub variable with (qualified by unit when declared in a
+    /// parsed unit).
+    pub pascal_type: String,
+}
+
+/// Why a type cannot be used, and which declaration made it so.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection {
+    /// The category.
+    pub kind: Unsupported,
+    /// The name that was rejected (as written or as declared).
+    pub name: String,
+    /// A more precise reason, when there is one.
+    pub detail: Option<String>,
+}
+
+/// A type declaration of a parsed unit.
+#[derive(Debug, Clone, Copy)]
+pub struct TypeEntry<'a> {
+    /// Index of the unit.
+    pub unit: usize,
+    /// The declaration.
+    pub decl: &'a ast::TypeDecl,
+}
+
+/// The types and constants of all parsed units (interface sections).
+#[derive(Debug)]
+pub struct TypeEnv<'a> {
+    units: Vec<&'a ast::Unit>,
+    types: Vec<(String, TypeEntry<'a>)>,
+    consts: Vec<(String, usize, &'a Expr)>,
+    target: Target,
+}
+
+const MAX_DEPTH: usize = 32;
+
+impl<'a> TypeEnv<'a> {
+    /// Collects the interface-level types and constants of `units`.
+    pub fn new(units: &[&'a ast::Unit], target: Target) -> Self {
+        let mut types = Vec::new();
+        let mut consts = Vec::new();
+        for (index, unit) in units.iter().enumerate() {
+            for section in &unit.sections {
+                if section.kind == ast::SectionKind::Implementation {
+                    continue;
+                }
+                for decl in &section.decls {
+                    match decl {
+                        Decl::Type(ts) => {
+                            for td in &ts.items {
+                                types.push((
+                                    td.name.to_ascii_lowercase(),
+                                    TypeEntry {
+                                        unit: index,
+                                        decl: td,
+                                    },
+                                ));
+                            }
+                        }
+                        Decl::Const(cs) => {
+                            for c in &cs.items {
+                                consts.push((c.name.to_ascii_lowercase(), index, &c.value));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        Self {
+            units: units.to_vec(),
+            types,
+            consts,
+            target,
+        }
+    }
+
+    /// The target sizes are taken from.
+    pub fn target(&self) -> Target {
+        self.target
+    }
+
+    /// Finds a type declared in a parsed unit: `home` unit first, then the others. A dotted
+    /// name `Unit.TFoo` looks only in that unit.
+    pub fn find_type(&self, name: &str, home: usize) -> Option<TypeEntry<'a>> {
+        let (unit_name, last) = match name.rfind('.') {
+            Some(dot) => (Some(&name[..dot]), &name[dot + 1..]),
+            None => (None, name),
+        };
+        let last = last.to_ascii_lowercase();
+        let candidates = self.types.iter().filter(|(n, e)| {
+            *n == last && unit_name.is_none_or(|u| self.units[e.unit].name.eq_ignore_ascii_case(u))
+        });
+        let mut first = None;
+        for (_, entry) in candidates {
+            if entry.unit == home {
+                return Some(*entry);
+            }
+            first.get_or_insert(*entry);
+        }
+        first
+    }
+
+    /// The name of unit `index`.
+    pub fn unit_name(&self, index: usize) -> &str {
+        &self.units[index].name
+    }
+
+    /// Evaluates a constant expression (literals, unit constants, `+ - * div mod`, unary minus,
+    /// `True`/`False`, `Ord`/`Chr`/`High`/`Low` are not needed here).
+    pub fn eval(&self, expr: &Expr, home: usize) -> Option<ConstValue> {
+        self.eval_depth(expr, home, 0)
+    }
+
+    fn eval_depth(&self, expr: &Expr, home: usize, depth: usize) -> Option<ConstValue> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        match &expr.kind {
+            ExprKind::Str { value } => Some(ConstValue::Str(value.clone())),
+            ExprKind::Int { value } => Some(ConstValue::Int(*value)),
+            ExprKind::Real { value } => Some(ConstValue::Real(*value)),
+            ExprKind::Ident { name } => {
+                if name.eq_ignore_ascii_case("true") {
+                    return Some(ConstValue::Bool(true));
+                }
+                if name.eq_ignore_ascii_case("false") {
+                    return Some(ConstValue::Bool(false));
+                }
+                let last = name.rsplit('.').next().unwrap_or(name).to_ascii_lowercase();
+                let mut found = None;
+                for (n, unit, value) in &self.consts {
+                    if *n == last {
+                        if *unit == home {
+                            found = Some((*unit, *value));
+                            break;
+                        }
+                        found.get_or_insert((*unit, *value));
+                    }
+                }
+                let (unit, value) = found?;
+                self.eval_depth(value, unit, depth + 1)
+            }
+            ExprKind::Unary { op, operand } => {
+                let v = self.eval_depth(operand, home, depth + 1)?;
+                match (op.as_str(), v) {
+                    ("-", ConstValue::Int(i)) => Some(ConstValue::Int(-i)),
+                    ("-", ConstValue::Real(r)) => Some(ConstValue::Real(-r)),
+                    ("+", v @ (ConstValue::Int(_) | ConstValue::Real(_))) => Some(v),
+                    ("not", ConstValue::Bool(b)) => Some(ConstValue::Bool(!b)),
+                    _ => None,
+                }
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let l = self.eval_depth(lhs, home, depth + 1)?;
+                let r = self.eval_depth(rhs, home, depth + 1)?;
+                match (op.as_str(), l, r) {
+                    ("+", ConstValue::Str(a), ConstValue::Str(b)) => Some(ConstValue::Str(a + &b)),
+                    ("+", ConstValue::Int(a), ConstValue::Int(b)) => {
+                        a.checked_add(b).map(ConstValue::Int)
+                    }
+                    ("-", ConstValue::Int(a), ConstValue::Int(b)) => {
+                        a.checked_sub(b).map(ConstValue::Int)
+                    }
+                    ("*", ConstValue::Int(a), ConstValue::Int(b)) => {
+                        a.checked_mul(b).map(ConstValue::Int)
+                    }
+                    ("div", ConstValue::Int(a), ConstValue::Int(b)) => {
+                        a.checked_div(b).map(ConstValue::Int)
+                    }
+                    ("mod", ConstValue::Int(a), ConstValue::Int(b)) => {
+                        a.checked_rem(b).map(ConstValue::Int)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Resolves a type as written in unit `home`.
+    pub fn resolve(&self, ty: &TypeRef, home: usize) -> Result<Resolved, Rejection> {
+        self.resolve_depth(ty, home, 0, None)
+    }
+
+    fn resolve_depth(
+        &self,
+        ty: &TypeRef,
+        home: usize,
+        depth: usize,
+        // The outermost declared name: the stub declares its variable with that type.
+        outer: Option<String>,
+    ) -> Result<Resolved, Rejection> {
+        let reject = |kind: Unsupported, detail: Option<String>| Rejection {
+            kind,
+            name: ty.text.clone(),
+            detail,
+        };
+        if depth > MAX_DEPTH {
+            return Err(reject(
+                Unsupported::Other,
+                Some("the type refers to itself".into()),
+            ));
+        }
+        match &ty.kind {
+            TypeRefKind::Named { name, generic_args } => {
+                if !generic_args.is_empty() {
+                    let last = name.rsplit('.').next().unwrap_or(name);
+                    let kind = if last.eq_ignore_ascii_case("TArray") {
+                        Unsupported::Array
+                    } else {
+                        Unsupported::Other
+                    };
+                    return Err(reject(kind, Some("a generic instance".into())));
+                }
+                if let Some(entry) = self.find_type(name, home) {
+                    let qualified = format!("{}.{}", self.unit_name(entry.unit), entry.decl.name);
+                    let outer = outer.or(Some(qualified));
+                    return self.resolve_decl(entry, depth, outer, ty);
+                }
+                if let Some(row) = lookup_builtin(name) {
+                    let pascal = outer.unwrap_or_else(|| ty.text.clone());
+                    return Ok(builtin_resolved(row.builtin, &self.target, pascal));
+                }
+                if let Some(kind) = lookup_rejected(name) {
+                    return Err(reject(kind, None));
+                }
+                Err(reject(Unsupported::Unknown, None))
+            }
+            TypeRefKind::ShortString { length } => {
+                let n = match self.eval(length, home) {
+                    Some(ConstValue::Int(n)) if (1..=255).contains(&n) => n as u32,
+                    _ => {
+                        return Err(reject(
+                            Unsupported::Other,
+                            Some(format!(
+                                "the length `{}` is not a constant from 1 to 255",
+                                length.text
+                            )),
+                        ))
+                    }
+                };
+                let Some(pascal) = outer else {
+                    return Err(reject(
+                        Unsupported::Other,
+                        Some("declare a named type for `string[N]`".into()),
+                    ));
+                };
+                Ok(Resolved {
+                    value: ValueType::String {
+                        repr: StringRepr::Short {
+                            code_page: crate::types::CP_ACP,
+                        },
+                        max_length: Some(n),
+                    },
+                    conv: Conv::Short,
+                    pascal_type: pascal,
+                })
+            }
+            TypeRefKind::CodePageString { name, code_page } => {
+                if !name.eq_ignore_ascii_case("AnsiString") {
+                    return Err(reject(Unsupported::Other, None));
+                }
+                let cp = match self.eval(code_page, home) {
+                    Some(ConstValue::Int(n)) if (0..=65535).contains(&n) => n as u16,
+                    _ => {
+                        let known = match code_page.text.to_ascii_uppercase().as_str() {
+                            "CP_UTF8" => Some(65001),
+                            "CP_ACP" => Some(0),
+                            _ => None,
+                        };
+                        match known {
+                            Some(cp) => cp,
+                            None => {
+                                return Err(reject(
+                                    Unsupported::Other,
+                                    Some(format!(
+                                        "the code page `{}` is not a constant",
+                                        code_page.text
+                                    )),
+                                ))
+                            }
+                        }
+                    }
+                };
+                let Some(pascal) = outer else {
+                    return Err(reject(
+                        Unsupported::Other,
+                        Some("declare a named type for `AnsiString(N)`".into()),
+                    ));
+                };
+                if cp == 65001 {
+                    return Ok(Resolved {
+                        value: ValueType::String {
+                            repr: StringRepr::Utf8,
+                            max_length: None,
+                        },
+                        conv: Conv::Utf8,
+                        pascal_type: pascal,
+                    });
+                }
+                Ok(Resolved {
+                    value: ValueType::String {
+                        repr: StringRepr::Ansi { code_page: cp },
+                        max_length: None,
+                    },
+                    conv: Conv::Ansi { code_page: cp },
+                    pascal_type: pascal,
+                })
+            }
+            TypeRefKind::ArrayOf { .. } | TypeRefKind::StaticArray { .. } => {
+                Err(reject(Unsupported::Array, None))
+            }
+            TypeRefKind::Pointer { .. } => Err(reject(Unsupported::Pointer, None)),
+            TypeRefKind::Other => {
+                let text = ty.text.trim_start().to_ascii_lowercase();
+                let kind = if text.starts_with("set ") {
+                    Unsupported::Set
+                } else if text.starts_with("record") || text.starts_with("packed record") {
+                    Unsupported::Record
+                } else if text.starts_with("procedure")
+                    || text.starts_with("function")
+                    || text.starts_with("reference")
+                {
+                    Unsupported::Procedural
+                } else {
+                    Unsupported::Other
+                };
+                Err(reject(
+                    kind,
+                    Some("declare a named type in the unit's interface".into()),
+                ))
+            }
+        }
+    }
+
+    fn resolve_decl(
+        &self,
+        entry: TypeEntry<'a>,
+        depth: usize,
+        outer: Option<String>,
+        written: &TypeRef,
+    ) -> Result<Resolved, Rejection> {
+        let decl = entry.decl;
+        let reject = |kind: Unsupported, detail: Option<String>| Rejection {
+            kind,
+            name: decl.name.clone(),
+            detail,
+        };
+        if !decl.generic_params.is_empty() {
+            return Err(reject(Unsupported::Other, Some("a generic type".into())));
+        }
+        let pascal = outer.unwrap_or_else(|| written.text.clone());
+        match &decl.def {
+            TypeDef::Alias { target, .. } | TypeDef::Other { target } => {
+                self.resolve_depth(target, entry.unit, depth + 1, Some(pascal))
+            }
+            TypeDef::Enum(en) => {
+                let mut members = Vec::new();
+                let mut next: i64 = 0;
+                for m in &en.members {
+                    let ordinal = match &m.value {
+                        Some(v) => match self.eval(v, entry.unit) {
+                            Some(ConstValue::Int(i)) => i64::try_from(i).map_err(|_| {
+                                reject(Unsupported::Other, Some("an ordinal out of range".into()))
+                            })?,
+                            _ => {
+                                return Err(reject(
+                                    Unsupported::Other,
+                                    Some(format!("the ordinal of `{}` is not a constant", m.name)),
+                                ))
+                            }
+                        },
+                        None => next,
+                    };
+                    next = ordinal.saturating_add(1);
+                    members.push(EnumMemberEntry {
+                        name: m.name.clone(),
+                        ordinal,
+                    });
+                }
+                Ok(Resolved {
+                    value: ValueType::Enum {
+                        type_name: decl.name.clone(),
+                        members,
+                    },
+                    conv: Conv::Enum,
+                    pascal_type: pascal,
+                })
+            }
+            TypeDef::Subrange { low, high } => {
+                match (self.eval(low, entry.unit), self.eval(high, entry.unit)) {
+                    (Some(ConstValue::Int(min)), Some(ConstValue::Int(max))) if min <= max => {
+                        let conv = if max > i64::MAX as i128 {
+                            Conv::Uint
+                        } else {
+                            Conv::Int
+                        };
+                        Ok(Resolved {
+                            value: ValueType::Integer { min, max },
+                            conv,
+                            pascal_type: pascal,
+                        })
+                    }
+                    _ => Err(reject(
+                        Unsupported::Other,
+                        Some("only subranges of integer constants are supported".into()),
+                    )),
+                }
+            }
+            TypeDef::Structured(st) => Err(reject(
+                match st.kind {
+                    StructuredKind::Class => Unsupported::Class,
+                    StructuredKind::Interface | StructuredKind::DispInterface => {
+                        Unsupported::Interface
+                    }
+                    StructuredKind::Record | StructuredKind::Object => Unsupported::Record,
+                    StructuredKind::ClassHelper | StructuredKind::RecordHelper => {
+                        Unsupported::Other
+                    }
+                },
+                None,
+            )),
+            TypeDef::Set { .. } => Err(reject(Unsupported::Set, None)),
+            TypeDef::ClassRef { .. } => Err(reject(Unsupported::Class, None)),
+            TypeDef::Pointer { .. } => Err(reject(Unsupported::Pointer, None)),
+            TypeDef::Procedural(_) => Err(reject(Unsupported::Procedural, None)),
+        }
+    }
+}
+
+/// The resolution of a built-in row.
+pub fn builtin_resolved(builtin: Builtin, target: &Target, pascal_type: String) -> Resolved {
+    let value = builtin.value_type(target);
+    let conv = match builtin {
+        Builtin::Int { .. } => {
+            if value.abi_kind() == crate::manifest::AbiKind::UInt {
+                Conv::Uint
+            } else {
+                Conv::Int
+            }
+        }
+        Builtin::Float(NumberRepr::Single) => Conv::Single,
+        Builtin::Float(NumberRepr::Currency) => Conv::Currency,
+        Builtin::Float(NumberRepr::Comp) => Conv::Comp,
+        Builtin::Float(_) => Conv::Double,
+        Builtin::Bool => Conv::Bool,
+        Builtin::Str(StrKind::Utf16) => Conv::Utf16,
+        Builtin::Str(StrKind::Utf8) => Conv::Utf8,
+        Builtin::Str(StrKind::Ansi) => Conv::Ansi {
+            code_page: crate::types::CP_ACP,
+        },
+        Builtin::Str(StrKind::Short) => Conv::Short,
+        Builtin::Char { wide: true } => Conv::WideChar,
+        Builtin::Char { wide: false } => Conv::AnsiChar,
+        Builtin::DateTime(_) => Conv::DateTime,
+    };
+    Resolved {
+        value,
+        conv,
+        pascal_type,
+    }
+}

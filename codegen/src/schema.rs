@@ -1,0 +1,116 @@
+//! JSON Schemas of tools (draft 2020-12) and the manifest built from the tool model.
+
+use crate::manifest::{
+    DelphiBinding, Manifest, ParamEntry, ToolEntry, ABI_VERSION, MANIFEST_FORMAT_VERSION,
+};
+use crate::model::{Model, Tool};
+use crate::types::json_schema;
+use serde_json::{json, Map, Value};
+
+/// The JSON Schema dialect every schema declares.
+pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// The `inputSchema` of a tool: an object of its parameters, strict.
+pub fn input_schema(tool: &Tool) -> Value {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for param in &tool.params {
+        let Some(resolved) = &param.resolved else {
+            continue;
+        };
+        let mut schema = json_schema(&resolved.value);
+        if let Value::Object(map) = &mut schema {
+            if let Some(text) = &param.description {
+                map.insert("description".into(), Value::String(text.clone()));
+            }
+            if let Some(default) = &param.default_json {
+                map.insert("default".into(), default.clone());
+            }
+        }
+        if param.default_pascal.is_none() {
+            required.push(Value::String(param.name.clone()));
+        }
+        properties.insert(param.name.clone(), schema);
+    }
+    json!({
+        "$schema": DIALECT,
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false,
+    })
+}
+
+/// The `outputSchema` of a tool: `{"result": T}` for a function, `{"success": true}` for a
+/// procedure.
+pub fn output_schema(tool: &Tool) -> Value {
+    let (key, schema) = match &tool.result {
+        Some(result) => ("result", json_schema(&result.value)),
+        None => ("success", json!({"const": true})),
+    };
+    json!({
+        "$schema": DIALECT,
+        "type": "object",
+        "properties": { key: schema },
+        "required": [key],
+        "additionalProperties": false,
+    })
+}
+
+/// The manifest of a model.
+pub fn build_manifest(model: &Model, name: &str) -> Manifest {
+    let tools = model
+        .tools
+        .iter()
+        .map(|tool| ToolEntry {
+            name: tool.name.clone(),
+            title: tool.title.clone(),
+            description: tool.description.clone(),
+            input_schema: input_schema(tool),
+            output_schema: output_schema(tool),
+            annotations: tool.annotations.clone(),
+            delphi: DelphiBinding {
+                export: export_symbol(&tool.name),
+                routine: tool.routine.clone(),
+                call: tool.call.clone(),
+                params: tool
+                    .params
+                    .iter()
+                    .filter_map(|p| {
+                        p.resolved.as_ref().map(|r| ParamEntry {
+                            name: p.name.clone(),
+                            delphi_type: p.delphi_type.clone(),
+                            ty: r.value.clone(),
+                            optional: p.default_pascal.is_some(),
+                            default: p.default_json.clone(),
+                        })
+                    })
+                    .collect(),
+                result: tool.result.as_ref().map(|r| r.value.clone()),
+                source: tool.source.clone(),
+            },
+        })
+        .collect();
+    Manifest {
+        format_version: MANIFEST_FORMAT_VERSION,
+        abi_version: ABI_VERSION,
+        name: name.to_string(),
+        target: model.target.clone(),
+        generator: format!("delphi-mcp {}", env!("CARGO_PKG_VERSION")),
+        tools,
+    }
+}
+
+/// The exported symbol of a tool's stub: `mcp_tool_` + the tool name (tool names are unique
+/// and their characters are valid in ELF, Mach-O and PE export names).
+pub fn export_symbol(tool_name: &str) -> String {
+    format!("mcp_tool_{tool_name}")
+}
+
+/// The manifest as pretty JSON with a final newline (deterministic: field order is fixed by the
+/// types, tools are sorted by name, properties follow declaration order).
+pub fn manifest_json(manifest: &Manifest) -> String {
+    let mut text = serde_json::to_string_pretty(manifest).unwrap_or_default();
+    text.push('\n');
+    text
+}

@@ -1,0 +1,595 @@
+//! The type table: which Delphi types a tool may take and return, how each one looks in JSON
+//! Schema, which ABI kind it travels as, how the Pascal stub converts it, and its size per target.
+//!
+//! This table is the one place these decisions are made: schemas, stubs, diagnostics and
+//! `docs/types.md` ([`render_types_doc`]) are all derived from it.
+
+use crate::manifest::{DateTimePart, NumberRepr, StringRepr, ValueType};
+
+/// The compiler and platform the units are read for (`delphi12-win64`, `fpc-linux64`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Target {
+    /// Free Pascal rather than Delphi.
+    pub fpc: bool,
+    /// The operating system family.
+    pub os: TargetOs,
+    /// Pointer size in bytes (4 or 8).
+    pub pointer_size: u8,
+}
+
+/// Operating system families that change type sizes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetOs {
+    /// Windows.
+    Windows,
+    /// Linux, Android and other Unix-likes.
+    Linux,
+    /// macOS and iOS.
+    MacOs,
+}
+
+impl Target {
+    /// Reads a target name such as `delphi12-win64`, `delphi11-linux64` or `fpc-linux64`.
+    /// Unknown parts fall back to Delphi, Windows, 64-bit.
+    pub fn parse(name: &str) -> Target {
+        let lower = name.to_ascii_lowercase();
+        let fpc = lower.starts_with("fpc");
+        let os = if lower.contains("linux") || lower.contains("android") {
+            TargetOs::Linux
+        } else if lower.contains("mac") || lower.contains("osx") || lower.contains("ios") {
+            TargetOs::MacOs
+        } else {
+            TargetOs::Windows
+        };
+        let pointer_size = if lower.ends_with("32") { 4 } else { 8 };
+        Target {
+            fpc,
+            os,
+            pointer_size,
+        }
+    }
+
+    /// Size in bytes of `LongInt`/`LongWord`: 8 on Delphi's 64-bit non-Windows targets, else 4.
+    pub fn long_size(&self) -> u8 {
+        if !self.fpc && self.os != TargetOs::Windows && self.pointer_size == 8 {
+            8
+        } else {
+            4
+        }
+    }
+
+    /// Size in bytes of `Extended`.
+    pub fn extended_size(&self) -> u8 {
+        match (self.fpc, self.os, self.pointer_size) {
+            (true, _, _) => 10,
+            (false, TargetOs::Windows, 8) => 8,
+            (false, TargetOs::Windows, _) => 10,
+            (false, _, _) => 16,
+        }
+    }
+
+    /// The targets the type table documents sizes for, with their column titles.
+    pub fn documented() -> [(&'static str, Target); 4] {
+        [
+            ("Delphi Win32", Target::parse("delphi12-win32")),
+            ("Delphi Win64", Target::parse("delphi12-win64")),
+            ("Delphi Linux64/macOS64", Target::parse("delphi12-linux64")),
+            ("FPC x86_64", Target::parse("fpc-linux64")),
+        ]
+    }
+}
+
+/// How big an integer type is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntSize {
+    /// Always this many bytes.
+    Fixed(u8),
+    /// The pointer size of the target.
+    Pointer,
+    /// `LongInt`/`LongWord`: [`Target::long_size`].
+    Long,
+}
+
+impl IntSize {
+    /// Bytes on `target`.
+    pub fn bytes(self, target: &Target) -> u8 {
+        match self {
+            IntSize::Fixed(n) => n,
+            IntSize::Pointer => target.pointer_size,
+            IntSize::Long => target.long_size(),
+        }
+    }
+}
+
+/// How a built-in type is converted by the stub.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Builtin {
+    /// An integer of the given signedness and size.
+    Int {
+        /// Signed.
+        signed: bool,
+        /// Size.
+        size: IntSize,
+    },
+    /// A floating-point type.
+    Float(NumberRepr),
+    /// A Boolean type.
+    Bool,
+    /// A string type.
+    Str(StrKind),
+    /// A character type.
+    Char {
+        /// WideChar (UTF-16 code unit) rather than AnsiChar.
+        wide: bool,
+    },
+    /// TDateTime and friends.
+    DateTime(DateTimePart),
+}
+
+/// String families of the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StrKind {
+    /// `string`, `UnicodeString`, `WideString`.
+    Utf16,
+    /// `UTF8String`, `RawUTF8`.
+    Utf8,
+    /// `AnsiString` in the library's ANSI code page.
+    Ansi,
+    /// `ShortString` (255 bytes in the ANSI code page).
+    Short,
+}
+
+/// One row of the table of built-in types.
+#[derive(Debug, Clone, Copy)]
+pub struct BuiltinRow {
+    /// The Delphi names (case-insensitive; `System.` prefixes are accepted).
+    pub names: &'static [&'static str],
+    /// The conversion.
+    pub builtin: Builtin,
+    /// What users should know.
+    pub notes: &'static str,
+}
+
+const fn int(signed: bool, size: IntSize) -> Builtin {
+    Builtin::Int { signed, size }
+}
+
+/// The built-in types a tool may use, in the order `docs/types.md` lists them.
+pub const BUILTINS: &[BuiltinRow] = &[
+    BuiltinRow { names: &["ShortInt", "Int8"], builtin: int(true, IntSize::Fixed(1)), notes: "" },
+    BuiltinRow { names: &["Byte", "UInt8"], builtin: int(false, IntSize::Fixed(1)), notes: "" },
+    BuiltinRow { names: &["SmallInt", "Int16"], builtin: int(true, IntSize::Fixed(2)), notes: "" },
+    BuiltinRow { names: &["Word", "UInt16"], builtin: int(false, IntSize::Fixed(2)), notes: "" },
+    BuiltinRow { names: &["Integer", "Int32", "FixedInt"], builtin: int(true, IntSize::Fixed(4)), notes: "" },
+    BuiltinRow { names: &["Cardinal", "UInt32", "FixedUInt", "DWORD"], builtin: int(false, IntSize::Fixed(4)), notes: "" },
+    BuiltinRow { names: &["LongInt"], builtin: int(true, IntSize::Long), notes: "8 bytes on Delphi's 64-bit non-Windows targets: the range follows `--target`" },
+    BuiltinRow { names: &["LongWord"], builtin: int(false, IntSize::Long), notes: "8 bytes on Delphi's 64-bit non-Windows targets: the range follows `--target`" },
+    BuiltinRow { names: &["Int64"], builtin: int(true, IntSize::Fixed(8)), notes: "" },
+    BuiltinRow { names: &["UInt64", "QWord"], builtin: int(false, IntSize::Fixed(8)), notes: "maximum 18446744073709551615, exact; travels as ABI `uint`" },
+    BuiltinRow { names: &["NativeInt", "SizeInt", "PtrInt"], builtin: int(true, IntSize::Pointer), notes: "pointer-sized: the range follows `--target`" },
+    BuiltinRow { names: &["NativeUInt", "SizeUInt", "PtrUInt"], builtin: int(false, IntSize::Pointer), notes: "pointer-sized: the range follows `--target`" },
+    BuiltinRow { names: &["Single"], builtin: Builtin::Float(NumberRepr::Single), notes: "values beyond ±3.4028234663852886e38 are rejected (never rounded to infinity)" },
+    BuiltinRow { names: &["Double", "Real"], builtin: Builtin::Float(NumberRepr::Double), notes: "" },
+    BuiltinRow { names: &["Extended"], builtin: Builtin::Float(NumberRepr::Extended), notes: "travels as a Double: extra precision is not carried" },
+    BuiltinRow { names: &["Currency"], builtin: Builtin::Float(NumberRepr::Currency), notes: "four decimals, range ±922337203685477; travels as a Double, so values above 2^53/10^4 lose the last decimal" },
+    BuiltinRow { names: &["Comp"], builtin: Builtin::Float(NumberRepr::Comp), notes: "whole numbers within ±2^53 (what a Double carries exactly)" },
+    BuiltinRow { names: &["Boolean", "ByteBool", "WordBool", "LongBool"], builtin: Builtin::Bool, notes: "" },
+    BuiltinRow { names: &["string", "UnicodeString", "WideString"], builtin: Builtin::Str(StrKind::Utf16), notes: "every JSON string is representable; lone surrogates in results become U+FFFD" },
+    BuiltinRow { names: &["UTF8String", "RawUTF8"], builtin: Builtin::Str(StrKind::Utf8), notes: "invalid UTF-8 in results becomes U+FFFD" },
+    BuiltinRow { names: &["AnsiString"], builtin: Builtin::Str(StrKind::Ansi), notes: "the library's ANSI code page at run time (Windows: the system code page; libraries built by Free Pascal: UTF-8, which the stubs set); `AnsiString(N)` types use code page N. A character the code page cannot hold is rejected (status 2), never replaced" },
+    BuiltinRow { names: &["ShortString"], builtin: Builtin::Str(StrKind::Short), notes: "at most 255 bytes (`String[N]`: N bytes) in the ANSI code page; longer input is rejected, never truncated" },
+    BuiltinRow { names: &["Char", "WideChar"], builtin: Builtin::Char { wide: true }, notes: "exactly one UTF-16 code unit: characters outside the BMP (emoji) are rejected" },
+    BuiltinRow { names: &["AnsiChar"], builtin: Builtin::Char { wide: false }, notes: "exactly one character that is one byte in the ANSI code page" },
+    BuiltinRow { names: &["TDateTime"], builtin: Builtin::DateTime(DateTimePart::DateTime), notes: "ISO 8601 local date and time without offset, `YYYY-MM-DDTHH:MM:SS[.fff]`; years 0001-9999" },
+    BuiltinRow { names: &["TDate"], builtin: Builtin::DateTime(DateTimePart::Date), notes: "ISO 8601 date `YYYY-MM-DD`" },
+    BuiltinRow { names: &["TTime"], builtin: Builtin::DateTime(DateTimePart::Time), notes: "ISO 8601 time `HH:MM:SS[.fff]`" },
+];
+
+/// Finds the built-in row of a type name (`System.` and `Winapi.Windows.` style prefixes are
+/// ignored).
+pub fn lookup_builtin(name: &str) -> Option<&'static BuiltinRow> {
+    let last = name.rsplit('.').next().unwrap_or(name);
+    BUILTINS
+        .iter()
+        .find(|row| row.names.iter().any(|n| n.eq_ignore_ascii_case(last)))
+}
+
+/// The code page of `AnsiString` and `ShortString` without a declared one: 0 stands for the
+/// library's ANSI code page at run time (`CP_ACP`).
+pub const CP_ACP: u16 = 0;
+
+/// Integer bounds of `size` bytes.
+pub fn int_bounds(signed: bool, bytes: u8) -> (i128, i128) {
+    let bits = u32::from(bytes) * 8;
+    if signed {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    }
+}
+
+impl Builtin {
+    /// The manifest value type on `target`.
+    pub fn value_type(self, target: &Target) -> ValueType {
+        match self {
+            Builtin::Int { signed, size } => {
+                let (min, max) = int_bounds(signed, size.bytes(target));
+                ValueType::Integer { min, max }
+            }
+            Builtin::Float(repr) => ValueType::Number { repr },
+            Builtin::Bool => ValueType::Boolean,
+            Builtin::Str(kind) => ValueType::String {
+                repr: match kind {
+                    StrKind::Utf16 => StringRepr::Utf16,
+                    StrKind::Utf8 => StringRepr::Utf8,
+                    StrKind::Ansi => StringRepr::Ansi { code_page: CP_ACP },
+                    StrKind::Short => StringRepr::Short { code_page: CP_ACP },
+                },
+                max_length: (kind == StrKind::Short).then_some(255),
+            },
+            Builtin::Char { wide } => ValueType::Char { wide },
+            Builtin::DateTime(part) => ValueType::DateTime { part },
+        }
+    }
+
+    /// Size in bytes on `target` (strings: the size of the reference).
+    pub fn size(self, target: &Target) -> u16 {
+        match self {
+            Builtin::Int { size, .. } => size.bytes(target).into(),
+            Builtin::Float(NumberRepr::Single) => 4,
+            Builtin::Float(NumberRepr::Extended) => target.extended_size().into(),
+            Builtin::Float(_) | Builtin::DateTime(_) => 8,
+            Builtin::Bool => 1,
+            Builtin::Str(StrKind::Short) => 256,
+            Builtin::Str(_) => target.pointer_size.into(),
+            Builtin::Char { wide: true } => 2,
+            Builtin::Char { wide: false } => 1,
+        }
+    }
+}
+
+/// Largest finite Single.
+pub const MAX_SINGLE: f64 = 3.4028234663852886e38;
+/// Largest Currency magnitude accepted: 922337203685477 (the type's 922337203685477.5807 is not
+/// exact in the Double the value travels as; the stub checks the same bound).
+pub const MAX_CURRENCY: f64 = 922337203685477.0;
+/// Largest whole number a Double carries exactly (2^53), the bound of `Comp`.
+pub const MAX_COMP: i64 = 9_007_199_254_740_992;
+
+/// The JSON Schema of a value type (without description or default).
+pub fn json_schema(ty: &ValueType) -> serde_json::Value {
+    use serde_json::json;
+    match ty {
+        ValueType::Integer { min, max } => json!({
+            "type": "integer",
+            "minimum": json_int(*min),
+            "maximum": json_int(*max),
+        }),
+        ValueType::Number { repr } => match repr {
+            NumberRepr::Single => {
+                json!({"type": "number", "minimum": -MAX_SINGLE, "maximum": MAX_SINGLE})
+            }
+            NumberRepr::Currency => {
+                json!({"type": "number", "minimum": -MAX_CURRENCY, "maximum": MAX_CURRENCY})
+            }
+            NumberRepr::Comp => {
+                json!({"type": "integer", "minimum": -MAX_COMP, "maximum": MAX_COMP})
+            }
+            NumberRepr::Double | NumberRepr::Extended => json!({"type": "number"}),
+        },
+        ValueType::Boolean => json!({"type": "boolean"}),
+        ValueType::String { max_length, .. } => match max_length {
+            Some(n) => json!({"type": "string", "maxLength": n}),
+            None => json!({"type": "string"}),
+        },
+        ValueType::Char { .. } => json!({"type": "string", "minLength": 1, "maxLength": 1}),
+        ValueType::DateTime { part } => match part {
+            DateTimePart::DateTime => json!({
+                "type": "string",
+                "pattern": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,3})?$",
+            }),
+            DateTimePart::Date => {
+                json!({"type": "string", "format": "date", "pattern": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"})
+            }
+            DateTimePart::Time => json!({
+                "type": "string",
+                "pattern": r"^[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,3})?$",
+            }),
+        },
+        ValueType::Enum { members, .. } => json!({
+            "type": "string",
+            "enum": members.iter().map(|m| m.name.clone()).collect::<Vec<_>>(),
+        }),
+    }
+}
+
+/// An exact JSON integer (never through f64).
+pub fn json_int(value: i128) -> serde_json::Value {
+    if let Ok(v) = i64::try_from(value) {
+        serde_json::Value::from(v)
+    } else if let Ok(v) = u64::try_from(value) {
+        serde_json::Value::from(v)
+    } else {
+        // Outside both ranges only for types the table does not have; keep it exact as text.
+        serde_json::Value::String(value.to_string())
+    }
+}
+
+/// Kinds of types a tool cannot use, with the reason shown in the diagnostic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unsupported {
+    /// `var` / `out` parameters.
+    VarOut,
+    /// Parameters without a type.
+    Untyped,
+    /// Records and old-style objects.
+    Record,
+    /// Static, dynamic and open arrays.
+    Array,
+    /// `set of`.
+    Set,
+    /// Pointers (`^T`, `Pointer`, `PChar`).
+    Pointer,
+    /// Classes and class references.
+    Class,
+    /// Interfaces.
+    Interface,
+    /// Procedural types and anonymous method references.
+    Procedural,
+    /// Variants, files, generics and other types without a JSON form.
+    Other,
+    /// A name that no parsed unit declares and the table does not know.
+    Unknown,
+}
+
+impl Unsupported {
+    /// All kinds, in documentation order.
+    pub const ALL: [Unsupported; 11] = [
+        Unsupported::VarOut,
+        Unsupported::Untyped,
+        Unsupported::Record,
+        Unsupported::Array,
+        Unsupported::Set,
+        Unsupported::Pointer,
+        Unsupported::Class,
+        Unsupported::Interface,
+        Unsupported::Procedural,
+        Unsupported::Other,
+        Unsupported::Unknown,
+    ];
+
+    /// What the table calls it.
+    pub fn what(self) -> &'static str {
+        match self {
+            Unsupported::VarOut => "`var` / `out` parameters",
+            Unsupported::Untyped => "untyped parameters (`const X`, `var X`)",
+            Unsupported::Record => "records and `object` types",
+            Unsupported::Array => "arrays (static, dynamic, open, `array of const`)",
+            Unsupported::Set => "sets (`set of T`)",
+            Unsupported::Pointer => "pointers (`^T`, `Pointer`, `PChar`, `PAnsiChar`, ...)",
+            Unsupported::Class => "classes and class references (`TObject`, `class of T`)",
+            Unsupported::Interface => "interfaces",
+            Unsupported::Procedural => "procedural types, method pointers, `reference to`",
+            Unsupported::Other => "`Variant`, `OleVariant`, files, generic instances",
+            Unsupported::Unknown => "types declared in no parsed unit",
+        }
+    }
+
+    /// Why it is rejected (the diagnostic's help text).
+    pub fn reason(self) -> &'static str {
+        match self {
+            Unsupported::VarOut => "a tool receives JSON values and returns one result; use the function result instead",
+            Unsupported::Untyped => "an untyped parameter has no JSON form",
+            Unsupported::Record => "records are not supported yet; pass the fields as separate parameters",
+            Unsupported::Array => "arrays are not supported yet; pass a delimited string",
+            Unsupported::Set => "sets are not supported yet; pass one Boolean parameter per member",
+            Unsupported::Pointer => "a pointer has no JSON form; mark the parameter `[McpNil]` to always pass nil",
+            Unsupported::Class => "an object has no JSON form; mark the parameter `[McpNil]` to always pass nil, or use `[McpInstance]` for the object a method runs on",
+            Unsupported::Interface => "an interface has no JSON form; mark the parameter `[McpNil]` to always pass nil",
+            Unsupported::Procedural => "code cannot be passed as JSON",
+            Unsupported::Other => "this type has no defined JSON form",
+            Unsupported::Unknown => "add the unit that declares it to the command line, or use a type of the table",
+        }
+    }
+
+    /// Whether `[McpNil]` may opt the parameter into receiving nil.
+    pub fn nil_allowed(self) -> bool {
+        matches!(
+            self,
+            Unsupported::Pointer | Unsupported::Class | Unsupported::Interface
+        )
+    }
+}
+
+/// Names of well-known types the table rejects, and why.
+pub const REJECTED_NAMES: &[(&str, Unsupported)] = &[
+    ("Pointer", Unsupported::Pointer),
+    ("PChar", Unsupported::Pointer),
+    ("PWideChar", Unsupported::Pointer),
+    ("PAnsiChar", Unsupported::Pointer),
+    ("PByte", Unsupported::Pointer),
+    ("PInteger", Unsupported::Pointer),
+    ("TObject", Unsupported::Class),
+    ("TComponent", Unsupported::Class),
+    ("TPersistent", Unsupported::Class),
+    ("TStrings", Unsupported::Class),
+    ("TStringList", Unsupported::Class),
+    ("TStream", Unsupported::Class),
+    ("TDataModule", Unsupported::Class),
+    ("TClass", Unsupported::Class),
+    ("Exception", Unsupported::Class),
+    ("IInterface", Unsupported::Interface),
+    ("IUnknown", Unsupported::Interface),
+    ("Variant", Unsupported::Other),
+    ("OleVariant", Unsupported::Other),
+    ("TBytes", Unsupported::Array),
+    ("TArray", Unsupported::Array),
+    ("TNotifyEvent", Unsupported::Procedural),
+    ("TProc", Unsupported::Procedural),
+    ("TFunc", Unsupported::Procedural),
+    ("TGUID", Unsupported::Record),
+    ("TPoint", Unsupported::Record),
+    ("TRect", Unsupported::Record),
+    ("TSysCharSet", Unsupported::Set),
+    ("Real48", Unsupported::Other),
+    ("RawByteString", Unsupported::Other),
+    ("Text", Unsupported::Other),
+];
+
+/// The rejection of a well-known non-table type name, if it is one.
+pub fn lookup_rejected(name: &str) -> Option<Unsupported> {
+    let last = name.rsplit('.').next().unwrap_or(name);
+    REJECTED_NAMES
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(last))
+        .map(|(_, u)| *u)
+}
+
+fn schema_text(ty: &ValueType) -> String {
+    let text = serde_json::to_string(&json_schema(ty)).unwrap_or_default();
+    text.replace('|', "\\|")
+}
+
+fn abi_text(ty: &ValueType) -> &'static str {
+    match ty.abi_kind() {
+        crate::manifest::AbiKind::Absent => "absent",
+        crate::manifest::AbiKind::Bool => "bool",
+        crate::manifest::AbiKind::Int => "int",
+        crate::manifest::AbiKind::UInt => "uint",
+        crate::manifest::AbiKind::Double => "double",
+        crate::manifest::AbiKind::String => "string",
+    }
+}
+
+/// Renders `docs/types.md` from the table (a test keeps the checked-in file equal to this).
+pub fn render_types_doc() -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    out.push_str(
+        "# Types a tool can use\n\n\
+         <!-- Generated by `delphi_mcp_codegen::types::render_types_doc` from the type table in\n\
+         `codegen/src/types.rs`. Do not edit: run `UPDATE_DOCS=1 cargo test -p delphi-mcp-codegen --test types_doc`. -->\n\n\
+         Every parameter and result of a tool has one of these types. The table decides the JSON\n\
+         Schema the client sees, the ABI kind the value crosses the library boundary as\n\
+         (`docs/abi.md`), and how the generated Pascal stub converts it. Integer bounds are exact\n\
+         (checked on integers, never through floating point) and shown for the default target\n\
+         `delphi12-win64`; sizes differ per target as listed.\n\n",
+    );
+    let win64 = Target::parse("delphi12-win64");
+    out.push_str("## Built-in types\n\n| Delphi | JSON Schema | ABI | ");
+    let targets = Target::documented();
+    for (title, _) in &targets {
+        let _ = write!(out, "{title} | ");
+    }
+    out.push_str("notes |\n|---|---|---|");
+    for _ in &targets {
+        out.push_str("---|");
+    }
+    out.push_str("---|\n");
+    for row in BUILTINS {
+        let ty = row.builtin.value_type(&win64);
+        let names = row
+            .names
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let _ = write!(
+            out,
+            "| {names} | `{}` | {} | ",
+            schema_text(&ty),
+            abi_text(&ty)
+        );
+        for (_, target) in &targets {
+            let _ = write!(out, "{} | ", row.builtin.size(target));
+        }
+        let _ = writeln!(out, "{} |", row.notes);
+    }
+    out.push_str(
+        "\nSizes are in bytes; for strings, the size of the reference (ShortString: 256 bytes\n\
+         inline). Where the range follows the target, the manifest holds the bounds of the\n\
+         `--target` given to `manifest`/`gen`, and the stub checks the bounds of the type as the\n\
+         compiler sees it as well (status 2 when they differ and the value does not fit).\n\n",
+    );
+    out.push_str(
+        "## Types declared in the parsed units\n\n\
+         | declaration | JSON Schema | ABI | notes |\n|---|---|---|---|\n\
+         | `TColor = (Red, Green, Blue)` | `{\"type\":\"string\",\"enum\":[\"Red\",\"Green\",\"Blue\"]}` | int (ordinal) | members by name, exactly as declared (case included); explicit ordinals (`Big = 10`) are kept |\n\
+         | `TPercent = 0..100` | `{\"type\":\"integer\",\"minimum\":0,\"maximum\":100}` | int | integer subranges; bounds may be constant expressions of the unit |\n\
+         | `TAge = Integer`, `TName = type string` | as the aliased type | as the aliased type | aliases and distinct types resolve through every parsed unit |\n\
+         | `TShort = String[20]` | `{\"type\":\"string\",\"maxLength\":20}` | string | at most N bytes in the ANSI code page |\n\
+         | `TLatin = AnsiString(1252)` | `{\"type\":\"string\"}` | string | code page N; 1252, 28591, 20127 and 65001 are converted by the stub itself, others through the RTL with a round-trip check |\n\n",
+    );
+    out.push_str(
+        "## Date and time\n\n\
+         `TDateTime`, `TDate` and `TTime` travel as ISO 8601 text in JSON and as the TDateTime\n\
+         Double (days since 1899-12-30, the fraction is the time of day) across the ABI; the\n\
+         runtime converts between the two. There is no time zone: a TDateTime is a local\n\
+         wall-clock value, so an offset or `Z` is rejected rather than silently dropped.\n\
+         Milliseconds are optional on input and written only when not zero.\n\n",
+    );
+    out.push_str(
+        "## Results\n\n\
+         A function's result becomes `{\"result\": value}` with the schema of its type; a\n\
+         procedure gives `{\"success\": true}`. A non-finite floating-point result (NaN, ±Inf) is a\n\
+         tool error, since JSON has no such numbers.\n\n",
+    );
+    out.push_str("## Rejected at generation\n\nEach of these gives an error with file:line:col, the source line and the reason; all errors of\na run are reported together and the command exits with 1.\n\n| what | why |\n|---|---|\n");
+    for kind in Unsupported::ALL {
+        let _ = writeln!(out, "| {} | {} |", kind.what(), kind.reason());
+    }
+    out.push_str(
+        "\nPointer, class and interface parameters may be opted into receiving nil with\n\
+         `[McpNil]` on the parameter (or `[McpNil('Name')]` on the routine): they then leave the\n\
+         schema and the ABI, and the stub always passes `nil`.\n",
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_bounds_are_exact() {
+        let t = Target::parse("delphi12-win64");
+        let uint64 = lookup_builtin("UInt64").map(|r| r.builtin.value_type(&t));
+        assert_eq!(
+            uint64,
+            Some(ValueType::Integer {
+                min: 0,
+                max: 18446744073709551615
+            })
+        );
+        let schema = json_schema(&uint64.unwrap_or(ValueType::Boolean));
+        assert_eq!(
+            serde_json::to_string(&schema).unwrap_or_default(),
+            r#"{"type":"integer","minimum":0,"maximum":18446744073709551615}"#
+        );
+        assert_eq!(int_bounds(true, 8), (i64::MIN as i128, i64::MAX as i128));
+        assert_eq!(int_bounds(true, 1), (-128, 127));
+    }
+
+    #[test]
+    fn sizes_follow_the_target() {
+        let linux = Target::parse("delphi12-linux64");
+        let win32 = Target::parse("delphi12-win32");
+        let fpc = Target::parse("fpc-linux64");
+        assert_eq!(IntSize::Long.bytes(&linux), 8);
+        assert_eq!(IntSize::Long.bytes(&fpc), 4);
+        assert_eq!(IntSize::Pointer.bytes(&win32), 4);
+        assert_eq!(Target::parse("delphi12-win64").extended_size(), 8);
+        assert_eq!(linux.extended_size(), 16);
+        assert_eq!(fpc.extended_size(), 10);
+    }
+
+    #[test]
+    fn lookups_ignore_case_and_unit_prefix() {
+        assert!(lookup_builtin("system.integer").is_some());
+        assert!(lookup_builtin("TFoo").is_none());
+        assert_eq!(
+            lookup_rejected("System.Pointer"),
+            Some(Unsupported::Pointer)
+        );
+    }
+}
