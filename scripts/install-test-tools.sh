@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs and the machine lacks:
 #   - Free Pascal 3.2.2 (Debian packages; needs root or sudo)
-#   - later issues add: the Python MCP SDK client and Node MCP tools, into ./.tools
+#   - the Python MCP SDK client, into a virtual environment at .tools/venv
+#   - Node 22 and the MCP Inspector CLI, into .tools/node (npm packages, no global install)
 # Safe to run again: each step is skipped when its tool is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,3 +23,33 @@ if ! command -v fpc >/dev/null 2>&1; then
   apt_install fp-compiler-3.2.2 fp-units-rtl-3.2.2
 fi
 fpc -iV >&2
+
+mkdir -p .tools
+
+# Python MCP SDK client (tests/clients/*.py run with .tools/venv/bin/python).
+if ! command -v python3 >/dev/null 2>&1 || ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+  echo "installing python3 with venv" >&2
+  apt_install python3 python3-venv
+fi
+if ! .tools/venv/bin/python -c 'import mcp' >/dev/null 2>&1; then
+  echo "installing the Python mcp SDK into .tools/venv" >&2
+  rm -rf .tools/venv
+  python3 -m venv .tools/venv
+  .tools/venv/bin/python -m pip install --quiet --upgrade pip
+  .tools/venv/bin/python -m pip install --quiet 'mcp>=1.9'
+fi
+.tools/venv/bin/python -c 'import importlib.metadata as m; print("python mcp", m.version("mcp"))' >&2
+
+# Node 22 and the MCP Inspector CLI (tests run .tools/node/node_modules/.bin/node on
+# .tools/node/node_modules/@modelcontextprotocol/inspector).
+if ! command -v npm >/dev/null 2>&1; then
+  echo "installing npm" >&2
+  apt_install nodejs npm
+fi
+if [ ! -x .tools/node/node_modules/.bin/mcp-inspector ] || [ ! -x .tools/node/node_modules/node/bin/node ]; then
+  echo "installing Node 22 and @modelcontextprotocol/inspector@2 into .tools/node" >&2
+  mkdir -p .tools/node
+  [ -f .tools/node/package.json ] || echo '{"name":"delphi-mcp-test-tools","private":true}' > .tools/node/package.json
+  npm install --prefix .tools/node --no-audit --no-fund --loglevel=error node@22 '@modelcontextprotocol/inspector@2'
+fi
+echo "node $(.tools/node/node_modules/node/bin/node --version)" >&2

@@ -19,6 +19,7 @@ pub mod preprocess;
 mod scan;
 pub mod source;
 pub mod span;
+pub mod target;
 
 pub use diagnostic::{Diagnostic, Label, Severity};
 pub use eval::ConstEnv;

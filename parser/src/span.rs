@@ -4,7 +4,8 @@
 //! decoded UTF-8 text ([`SourceFile::text`]). Line and column (1-based, columns counted in
 //! characters) are the same as in the original file whatever its encoding.
 
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 /// Identifies a file loaded into a [`SourceDb`].
@@ -42,6 +43,10 @@ pub struct SourceFile {
 #[derive(Debug, Default)]
 pub struct SourceDb {
     files: RwLock<Vec<Arc<SourceFile>>>,
+    /// Files loaded by path through [`SourceDb::load_once`] (include files shared by many units).
+    by_path: RwLock<HashMap<PathBuf, FileId>>,
+    /// Results of include-file searches (see [`SourceDb::memo_path`]).
+    path_memo: RwLock<HashMap<String, Option<PathBuf>>>,
 }
 
 impl SourceDb {
@@ -64,6 +69,70 @@ impl SourceDb {
     pub fn get(&self, id: FileId) -> Arc<SourceFile> {
         let files = self.files.read().unwrap_or_else(|e| e.into_inner());
         Arc::clone(&files[id.0 as usize])
+    }
+
+    /// Number of files loaded so far.
+    pub fn len(&self) -> usize {
+        self.files.read().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// True when no file is loaded.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The file loaded from `path` by an earlier call, or the one `load` reads now.
+    ///
+    /// Used for include files, which many units of a project share: each is read and decoded
+    /// once per run. `path` should be canonical so that two spellings of one file meet.
+    pub fn load_once(
+        &self,
+        path: &Path,
+        load: impl FnOnce() -> std::io::Result<SourceFile>,
+    ) -> std::io::Result<FileId> {
+        if let Some(&id) = self
+            .by_path
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(path)
+        {
+            return Ok(id);
+        }
+        let file = load()?;
+        let mut by_path = self.by_path.write().unwrap_or_else(|e| e.into_inner());
+        // Another thread may have loaded it meanwhile; keep the first.
+        if let Some(&id) = by_path.get(path) {
+            return Ok(id);
+        }
+        let id = self.add(file);
+        by_path.insert(path.to_path_buf(), id);
+        Ok(id)
+    }
+
+    /// The path `search` finds for `key`, computed once per database.
+    ///
+    /// Used to remember where an include file was found (or that it was not), so the many
+    /// units of a project that include the same file search the folders once. The key must
+    /// say everything the search depends on.
+    pub fn memo_path(
+        &self,
+        key: &str,
+        search: impl FnOnce() -> Option<PathBuf>,
+    ) -> Option<PathBuf> {
+        if let Some(found) = self
+            .path_memo
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+        {
+            return found.clone();
+        }
+        let found = search();
+        self.path_memo
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key.to_string(), found.clone());
+        found
     }
 }
 

@@ -64,6 +64,10 @@ pub type FreeFn = unsafe extern "C" fn(ptr: *mut c_void);
 pub type ToolFn =
     unsafe extern "C" fn(args: *const AbiValue, count: i32, out: *mut AbiValue) -> i32;
 
+/// `function mcp_thread_safe: Int32; cdecl;` (optional): 1 when every tool may be called from
+/// several threads at once; the runtime then allows `--threads N`.
+pub type ThreadSafeFn = unsafe extern "C" fn() -> i32;
+
 /// Export names fixed by the ABI.
 pub mod symbols {
     /// [`super::AbiVersionFn`]
@@ -74,4 +78,6 @@ pub mod symbols {
     pub const INIT: &str = "mcp_init";
     /// [`super::FreeFn`]
     pub const FREE: &str = "mcp_free";
+    /// [`super::ThreadSafeFn`] (optional export).
+    pub const THREAD_SAFE: &str = "mcp_thread_safe";
 }

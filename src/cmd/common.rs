@@ -22,3 +22,52 @@ pub struct SourceArgs {
     #[arg(long, value_name = "N")]
     pub codepage: Option<u16>,
 }
+
+impl SourceArgs {
+    /// The parser options these arguments select.
+    pub fn parse_options(&self) -> delphi_mcp_parser::ParseOptions {
+        let defaults = delphi_mcp_parser::ParseOptions::default();
+        delphi_mcp_parser::ParseOptions {
+            target: self.target.clone(),
+            defines: self.defines.clone(),
+            undefines: self.undefines.clone(),
+            include_dirs: self.include_dirs.clone(),
+            codepage: self.codepage.unwrap_or(defaults.codepage),
+        }
+    }
+}
+
+/// Extensions of the Pascal files a folder argument is searched for.
+pub const PASCAL_EXTENSIONS: &[&str] = &["pas", "dpr", "dpk", "lpr"];
+
+/// The files named by `paths`: files as given, folders searched recursively for
+/// [`PASCAL_EXTENSIONS`]; sorted, without duplicates.
+pub fn collect_sources(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        for entry in std::fs::read_dir(dir)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                walk(&path, out)?;
+            } else if path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| PASCAL_EXTENSIONS.iter().any(|x| e.eq_ignore_ascii_case(x)))
+            {
+                out.push(path);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            walk(path, &mut out)
+                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        } else {
+            out.push(path.clone());
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}

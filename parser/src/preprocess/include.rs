@@ -1,0 +1,147 @@
+//! Finding include files: the name in the directive, the folders searched, case-insensitive
+//! matching (Delphi code is written on Windows, where `{$I Defs.INC}` finds `defs.inc`).
+
+use std::path::{Component, Path, PathBuf};
+
+/// The file name of an include directive's argument: a quoted name (`'a b.inc'`) or the text
+/// up to the first blank.
+pub(crate) fn file_name(argument: &str) -> &str {
+    let argument = argument.trim();
+    if let Some(quoted) = argument.strip_prefix('\'') {
+        return quoted.split('\'').next().unwrap_or("").trim();
+    }
+    argument.split_whitespace().next().unwrap_or("")
+}
+
+/// How far up from the unit's folder the nearby-folder search goes.
+const NEARBY_LEVELS: usize = 3;
+
+/// Where to look for an include file.
+pub(crate) struct Search<'a> {
+    /// The file containing the directive.
+    pub including: &'a Path,
+    /// The unit being preprocessed (differs from `including` inside include files).
+    pub main: &'a Path,
+    /// The include folders of the options (`-I`).
+    pub include_dirs: &'a [PathBuf],
+}
+
+/// The canonical path of the include file `name`, searched in this order:
+/// 1. the folder of the including file, then of the unit (Delphi searches the unit's folder,
+///    Free Pascal the including file's);
+/// 2. the include folders;
+/// 3. nearby folders: the unit folder's parents up to [`NEARBY_LEVELS`] levels, each with its
+///    direct subfolders, nearest first. Projects often keep `.inc` files in a sibling folder
+///    found through the IDE's search path, which a command line does not know.
+///
+/// Without an extension, `.inc` and `.pas` are tried too. Each step matches names ignoring
+/// ASCII case, since the code was written on Windows.
+pub(crate) fn resolve(search: &Search<'_>, name: &str) -> Option<PathBuf> {
+    // Windows separators in the source mean folders on every system.
+    let relative: PathBuf = name.split(['\\', '/']).collect();
+    let with_extensions: Vec<PathBuf> = if relative.extension().is_some() {
+        vec![relative]
+    } else {
+        vec![
+            relative.clone(),
+            relative.with_extension("inc"),
+            relative.with_extension("pas"),
+        ]
+    };
+    let found = |dir: &Path| {
+        with_extensions
+            .iter()
+            .find_map(|candidate| find_in(dir, candidate))
+            .map(|found| std::fs::canonicalize(&found).unwrap_or(found))
+    };
+    if name.starts_with(['/', '\\']) || Path::new(name).is_absolute() {
+        return found(Path::new("/"));
+    }
+    let including_dir = folder_of(search.including);
+    let main_dir = folder_of(search.main);
+    let mut dirs: Vec<&Path> = vec![&including_dir];
+    if main_dir != including_dir {
+        dirs.push(&main_dir);
+    }
+    dirs.extend(search.include_dirs.iter().map(PathBuf::as_path));
+    if let Some(path) = dirs.into_iter().find_map(found) {
+        return Some(path);
+    }
+    // Nearby folders: only names without folder parts, to keep guesses plausible.
+    if with_extensions[0].components().count() != 1 {
+        return None;
+    }
+    let mut ancestor = std::fs::canonicalize(&main_dir).unwrap_or(main_dir);
+    let mut previous: Option<PathBuf> = None;
+    for _ in 0..=NEARBY_LEVELS {
+        if let Some(path) = found(&ancestor) {
+            return Some(path);
+        }
+        let mut children: Vec<PathBuf> = std::fs::read_dir(&ancestor)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                    .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                    .map(|e| e.path())
+                    .filter(|p| Some(p) != previous.as_ref())
+                    .collect()
+            })
+            .unwrap_or_default();
+        children.sort();
+        if let Some(path) = children.iter().find_map(|child| found(child)) {
+            return Some(path);
+        }
+        let Some(parent) = ancestor.parent() else {
+            break;
+        };
+        previous = Some(ancestor.clone());
+        ancestor = parent.to_path_buf();
+    }
+    None
+}
+
+fn folder_of(file: &Path) -> PathBuf {
+    match file.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// `dir/relative` if it is a file, else the same path matched component by component
+/// ignoring ASCII case.
+fn find_in(dir: &Path, relative: &Path) -> Option<PathBuf> {
+    let exact = dir.join(relative);
+    if exact.is_file() {
+        return Some(exact);
+    }
+    let mut current = dir.to_path_buf();
+    let components: Vec<Component<'_>> = relative.components().collect();
+    for (index, component) in components.iter().enumerate() {
+        let last = index + 1 == components.len();
+        match component {
+            Component::Normal(part) => {
+                let direct = current.join(part);
+                let wanted_dir = !last;
+                let fits = |p: &Path| if wanted_dir { p.is_dir() } else { p.is_file() };
+                if fits(&direct) {
+                    current = direct;
+                    continue;
+                }
+                let part = part.to_string_lossy();
+                let entry = std::fs::read_dir(&current).ok()?.flatten().find(|entry| {
+                    entry
+                        .file_name()
+                        .to_string_lossy()
+                        .eq_ignore_ascii_case(&part)
+                        && fits(&entry.path())
+                })?;
+                current = entry.path();
+            }
+            Component::ParentDir => current.push(".."),
+            Component::CurDir => {}
+            Component::RootDir | Component::Prefix(_) => current.push(component.as_os_str()),
+        }
+    }
+    current.is_file().then_some(current)
+}

@@ -1,0 +1,117 @@
+//! Lexical skipping shared by the preprocessor scans: strings, comments, directive ends.
+//!
+//! Every function takes the bytes of a file and a start index and returns the index just past
+//! the construct, never beyond `b.len()`, so no input can make a scan loop or panic.
+
+/// Bytes at which the main scan has to look closer: string quotes and comment openers.
+pub(crate) static INTERESTING: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b'\'' as usize] = true;
+    table[b'/' as usize] = true;
+    table[b'{' as usize] = true;
+    table[b'(' as usize] = true;
+    table
+};
+
+/// Length of the run of `'` starting at `i`.
+fn quote_run(b: &[u8], i: usize) -> usize {
+    b[i..].iter().take_while(|&&c| c == b'\'').count()
+}
+
+/// Skips a string literal starting at the quote `b[i]`.
+///
+/// An odd run of three or more quotes followed (after optional blanks) by a line break opens a
+/// Delphi 12 multi-line string, closed by a run of at least as many quotes. Anything else is
+/// an ordinary string with `''` escapes, which ends at its closing quote or, unterminated, at
+/// the end of the line (so a stray quote cannot swallow the rest of the file).
+pub(crate) fn skip_string(b: &[u8], i: usize) -> usize {
+    let n = b.len();
+    let run = quote_run(b, i);
+    if run >= 3 && run % 2 == 1 {
+        let mut j = i + run;
+        while j < n && (b[j] == b' ' || b[j] == b'\t') {
+            j += 1;
+        }
+        if j < n && (b[j] == b'\r' || b[j] == b'\n') {
+            let mut k = j;
+            while k < n {
+                if b[k] == b'\'' {
+                    let closing = quote_run(b, k);
+                    if closing >= run {
+                        return k + closing;
+                    }
+                    k += closing;
+                } else {
+                    k += 1;
+                }
+            }
+            return n;
+        }
+    }
+    let mut j = i + 1;
+    while j < n {
+        match b[j] {
+            b'\'' => {
+                if b.get(j + 1) == Some(&b'\'') {
+                    j += 2;
+                } else {
+                    return j + 1;
+                }
+            }
+            b'\r' | b'\n' => return j,
+            _ => j += 1,
+        }
+    }
+    n
+}
+
+/// Index of the line break ending the line that contains `i` (or the end of the text).
+pub(crate) fn line_end(b: &[u8], i: usize) -> usize {
+    b[i.min(b.len())..]
+        .iter()
+        .position(|&c| c == b'\r' || c == b'\n')
+        .map_or(b.len(), |p| i + p)
+}
+
+/// Index just past the first `}` at or after `i`, if any.
+pub(crate) fn brace_end(b: &[u8], i: usize) -> Option<usize> {
+    b.get(i..)?
+        .iter()
+        .position(|&c| c == b'}')
+        .map(|p| i + p + 1)
+}
+
+/// Index just past the first `*)` at or after `i`, if any.
+pub(crate) fn paren_star_end(b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i;
+    while j + 1 < b.len() {
+        if b[j] == b'*' && b[j + 1] == b')' {
+            return Some(j + 2);
+        }
+        j += 1;
+    }
+    None
+}
+
+/// True for bytes that may continue a Pascal identifier (non-ASCII bytes count, so Unicode
+/// identifiers stay whole).
+pub(crate) fn is_ident_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80
+}
+
+/// True for bytes that may start a Pascal identifier.
+pub(crate) fn is_ident_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_' || c >= 0x80
+}
+
+/// The identifier at the start of `s` after leading blanks (`&` escape allowed), or `None`.
+pub(crate) fn first_ident(s: &str) -> Option<&str> {
+    let s = s.trim_start();
+    let s = s.strip_prefix('&').unwrap_or(s);
+    let b = s.as_bytes();
+    if b.is_empty() || !is_ident_start(b[0]) {
+        return None;
+    }
+    let len = b.iter().take_while(|&&c| is_ident_byte(c)).count();
+    s.get(..len)
+}

@@ -1,0 +1,258 @@
+//! The project's own dispatch trait: one engine below the transports (stdio here, HTTP later).
+//!
+//! A transport hands over a tool name and the raw JSON text of its `arguments`; the dispatcher
+//! validates, calls and answers with a [`ToolOutcome`]. Protocol concerns (eras, ids, framing)
+//! stay in the transport and the rmcp adapter ([`crate::mcp`]).
+
+use crate::host::{CallError, LibraryHost, VERSION_TOOL};
+use crate::marshal;
+use delphi_mcp_codegen::manifest::ToolEntry;
+use serde_json::{json, Map, Value};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+/// The server's identity as announced to clients.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerIdentity {
+    /// `serverInfo.name`.
+    pub name: String,
+    /// `serverInfo.version`.
+    pub version: String,
+    /// Instructions for the model, if any.
+    pub instructions: Option<String>,
+}
+
+/// The answer to a tool call that reached a tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutcome {
+    /// `structuredContent` (`{"result": v}` or `{"success": true}`); `None` for errors.
+    pub structured: Option<Value>,
+    /// The text block: the structured JSON, or the error message.
+    pub text: String,
+    /// True when the tool failed or the arguments were rejected (`isError`).
+    pub is_error: bool,
+}
+
+impl ToolOutcome {
+    /// A successful outcome whose text is the JSON of `structured`.
+    pub fn success(structured: Value) -> ToolOutcome {
+        ToolOutcome {
+            text: structured.to_string(),
+            structured: Some(structured),
+            is_error: false,
+        }
+    }
+
+    /// A tool error (`isError: true`) with `message` as its text.
+    pub fn error(message: impl Into<String>) -> ToolOutcome {
+        ToolOutcome {
+            structured: None,
+            text: message.into(),
+            is_error: true,
+        }
+    }
+}
+
+/// A call that did not reach a tool: a protocol error (JSON-RPC -32602).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DispatchError {
+    /// No tool of that name.
+    #[error("Unknown tool: {0}")]
+    UnknownTool(String),
+}
+
+/// Boxed future returned by [`Dispatch::call_tool`].
+pub type CallFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<ToolOutcome, DispatchError>> + Send + 'a>>;
+
+/// What every transport serves.
+pub trait Dispatch: Send + Sync + 'static {
+    /// Name, version and instructions.
+    fn identity(&self) -> &ServerIdentity;
+    /// The MCP Tool objects (`name`, `title`, `description`, `inputSchema`, `outputSchema`,
+    /// `annotations`), in listing order.
+    fn tools(&self) -> &[Map<String, Value>];
+    /// Calls `name` with the raw JSON text of its `arguments` (`None` when absent). The text
+    /// must be the client's own bytes so that duplicate keys and exact numbers are seen.
+    fn call_tool<'a>(&'a self, name: &'a str, raw_arguments: Option<&'a str>) -> CallFuture<'a>;
+}
+
+/// Serves a [`LibraryHost`]'s tools plus the built-in `mcp_get_version`.
+#[derive(Debug)]
+pub struct LibraryDispatch {
+    host: Arc<LibraryHost>,
+    identity: ServerIdentity,
+    tools: Vec<Map<String, Value>>,
+}
+
+impl LibraryDispatch {
+    /// Wraps `host`; `name` overrides the server name (default: the manifest's name).
+    pub fn new(host: Arc<LibraryHost>, name: Option<String>) -> LibraryDispatch {
+        let manifest = host.manifest();
+        let identity = ServerIdentity {
+            name: name.unwrap_or_else(|| manifest.name.clone()),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            instructions: None,
+        };
+        let mut tools: Vec<Map<String, Value>> = manifest.tools.iter().map(mcp_tool).collect();
+        tools.push(version_tool());
+        LibraryDispatch {
+            host,
+            identity,
+            tools,
+        }
+    }
+
+    /// The host.
+    pub fn host(&self) -> &Arc<LibraryHost> {
+        &self.host
+    }
+
+    fn version_info(&self) -> Value {
+        json!({
+            "server": "delphi-mcp",
+            "version": env!("CARGO_PKG_VERSION"),
+            "name": self.identity.name,
+            "abiVersion": crate::abi::ABI_VERSION,
+            "library": self.host.path().display().to_string(),
+            "manifestSha256": self.host.manifest_sha256(),
+            "tools": self.host.manifest().tools.len(),
+            "threads": self.host.threads(),
+        })
+    }
+
+    async fn call_library(&self, index: usize, tool: &ToolEntry, raw: Option<&str>) -> ToolOutcome {
+        let args = match marshal::parse_arguments(&tool.name, raw, &tool.delphi.params) {
+            Ok(args) => args,
+            Err(errors) => return ToolOutcome::error(errors.to_string()),
+        };
+        let started = std::time::Instant::now();
+        let returned = match self.host.call(index, args).await {
+            Ok(returned) => returned,
+            Err(CallError::Stopped) => {
+                return ToolOutcome::error("the library is no longer running")
+            }
+            Err(e) => return ToolOutcome::error(e.to_string()),
+        };
+        tracing::debug!(tool = %tool.name, status = returned.status, elapsed_us = started.elapsed().as_micros() as u64, "called");
+        let message = || match &returned.value {
+            crate::host::ReturnValue::String(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+            other => format!("(no message; out value {other:?})"),
+        };
+        match returned.status {
+            crate::abi::status::OK => match &tool.delphi.result {
+                None => ToolOutcome::success(json!({"success": true})),
+                Some(ty) => match marshal::result_to_json(ty, &returned.value) {
+                    Ok(value) => ToolOutcome::success(json!({ "result": value })),
+                    Err(why) => ToolOutcome::error(format!("Tool \"{}\" failed: {why}", tool.name)),
+                },
+            },
+            crate::abi::status::EXCEPTION => {
+                ToolOutcome::error(format!("Tool \"{}\" raised {}", tool.name, message()))
+            }
+            crate::abi::status::BAD_ARGUMENT => ToolOutcome::error(format!(
+                "Invalid arguments for tool \"{}\": {}",
+                tool.name,
+                message()
+            )),
+            status => ToolOutcome::error(format!(
+                "Tool \"{}\" could not be called (status {status}, a delphi-mcp bug): {}",
+                tool.name,
+                message()
+            )),
+        }
+    }
+}
+
+impl Dispatch for LibraryDispatch {
+    fn identity(&self) -> &ServerIdentity {
+        &self.identity
+    }
+
+    fn tools(&self) -> &[Map<String, Value>] {
+        &self.tools
+    }
+
+    fn call_tool<'a>(&'a self, name: &'a str, raw_arguments: Option<&'a str>) -> CallFuture<'a> {
+        Box::pin(async move {
+            if name == VERSION_TOOL {
+                return Ok(match marshal::parse_arguments(name, raw_arguments, &[]) {
+                    Ok(_) => ToolOutcome::success(json!({ "result": self.version_info() })),
+                    Err(errors) => ToolOutcome::error(errors.to_string()),
+                });
+            }
+            let manifest = self.host.manifest();
+            let Some((index, tool)) = manifest
+                .tools
+                .iter()
+                .enumerate()
+                .find(|(_, t)| t.name == name)
+            else {
+                return Err(DispatchError::UnknownTool(name.to_string()));
+            };
+            Ok(self.call_library(index, tool, raw_arguments).await)
+        })
+    }
+}
+
+/// The MCP Tool object of a manifest entry (the manifest's `x-delphi` is not sent).
+pub fn mcp_tool(entry: &ToolEntry) -> Map<String, Value> {
+    let mut tool = Map::new();
+    tool.insert("name".into(), Value::String(entry.name.clone()));
+    if let Some(title) = &entry.title {
+        tool.insert("title".into(), Value::String(title.clone()));
+    }
+    tool.insert(
+        "description".into(),
+        Value::String(entry.description.clone()),
+    );
+    tool.insert("inputSchema".into(), entry.input_schema.clone());
+    tool.insert("outputSchema".into(), entry.output_schema.clone());
+    if let Some(annotations) = &entry.annotations {
+        if let Ok(value) = serde_json::to_value(annotations) {
+            tool.insert("annotations".into(), value);
+        }
+    }
+    tool
+}
+
+fn version_tool() -> Map<String, Value> {
+    let value = json!({
+        "name": VERSION_TOOL,
+        "title": "Server version",
+        "description": "Returns the delphi-mcp server name and version, the ABI version, the library path and the SHA-256 of the tool manifest.",
+        "inputSchema": {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": {},
+            "additionalProperties": false
+        },
+        "outputSchema": {
+            "type": "object",
+            "properties": {
+                "result": {
+                    "type": "object",
+                    "properties": {
+                        "server": {"type": "string"},
+                        "version": {"type": "string"},
+                        "name": {"type": "string"},
+                        "abiVersion": {"type": "integer"},
+                        "library": {"type": "string"},
+                        "manifestSha256": {"type": "string"},
+                        "tools": {"type": "integer"},
+                        "threads": {"type": "integer"}
+                    },
+                    "required": ["server", "version", "abiVersion", "library", "manifestSha256"]
+                }
+            },
+            "required": ["result"],
+            "additionalProperties": false
+        },
+        "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
+    });
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}

@@ -1,0 +1,601 @@
+//! Validation of tool arguments against the manifest and conversion between JSON and ABI values.
+//!
+//! Arguments are read from the raw JSON text of the `arguments` object, so duplicate keys are
+//! seen (a parsed `serde_json::Value` silently keeps the last) and numbers keep their exact
+//! decimal text: integers are checked exactly for every width up to UInt64, never through f64.
+//! An integer parameter accepts a number written with a fraction or exponent (`2.0`, `2e3`) when
+//! its exact decimal value is an integer, as JSON Schema's `integer` does; `2.5` is rejected.
+
+use crate::datetime;
+use crate::host::{ArgValue, ReturnValue};
+use delphi_mcp_codegen::manifest::{AbiKind, NumberRepr, ParamEntry, StringRepr, ValueType};
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::Value;
+use std::fmt::Write as _;
+
+/// One problem with one argument (or with the arguments object).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgumentProblem {
+    /// The argument name, when the problem concerns one.
+    pub argument: Option<String>,
+    /// What is wrong and what was expected.
+    pub message: String,
+}
+
+/// All problems found in a call's arguments; rendered as the text of an `isError` result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgumentErrors {
+    /// The tool.
+    pub tool: String,
+    /// The problems, in parameter order.
+    pub problems: Vec<ArgumentProblem>,
+}
+
+impl std::fmt::Display for ArgumentErrors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Invalid arguments for tool \"{}\":", self.tool)?;
+        for problem in &self.problems {
+            match &problem.argument {
+                Some(name) => write!(f, "\n- argument \"{name}\": {}", problem.message)?,
+                None => write!(f, "\n- {}", problem.message)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Collects an object's members in order, keeping duplicates, values as raw text.
+struct RawMembers;
+
+impl<'de> Visitor<'de> for RawMembers {
+    type Value = Vec<(String, &'de RawValue)>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut members = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value: &'de RawValue = map.next_value()?;
+            members.push((key, value));
+        }
+        Ok(members)
+    }
+}
+
+fn json_kind(raw: &str) -> &'static str {
+    match raw.trim_start().as_bytes().first() {
+        Some(b'"') => "a string",
+        Some(b't') | Some(b'f') => "a boolean",
+        Some(b'n') => "null",
+        Some(b'{') => "an object",
+        Some(b'[') => "an array",
+        _ => "a number",
+    }
+}
+
+/// What a value type expects, for messages.
+pub fn describe(ty: &ValueType) -> String {
+    match ty {
+        ValueType::Integer { min, max } => format!("an integer from {min} to {max}"),
+        ValueType::Number { repr } => match repr {
+            NumberRepr::Single => "a number within the Single range (±3.4028235e38)".into(),
+            NumberRepr::Double | NumberRepr::Extended => "a finite number".into(),
+            NumberRepr::Currency => {
+                "a number from -922337203685477.5807 to 922337203685477.5807 with at most four decimals (Currency)".into()
+            }
+            NumberRepr::Comp => {
+                "an integer from -9007199254740992 to 9007199254740992 (Comp)".into()
+            }
+        },
+        ValueType::Boolean => "a boolean (true or false)".into(),
+        ValueType::String { repr, max_length } => {
+            let mut text = String::from("a string");
+            match (repr, max_length) {
+                (StringRepr::Short { .. }, _) | (StringRepr::Ansi { .. }, Some(_)) => {
+                    let _ = write!(text, " of at most {} bytes", max_length.unwrap_or(255));
+                }
+                (_, Some(n)) => {
+                    let _ = write!(text, " of at most {n} UTF-16 code units");
+                }
+                _ => {}
+            }
+            match repr {
+                StringRepr::Ansi { code_page: 0 } | StringRepr::Short { code_page: 0 } => {
+                    text.push_str(" in the ANSI code page");
+                }
+                StringRepr::Ansi { code_page } | StringRepr::Short { code_page } => {
+                    let _ = write!(text, " in code page {code_page}");
+                }
+                _ => {}
+            }
+            text
+        }
+        ValueType::Char { wide: true } => "exactly one character (one UTF-16 code unit)".into(),
+        ValueType::Char { wide: false } => {
+            "exactly one character (one byte in the ANSI code page)".into()
+        }
+        ValueType::DateTime { part } => datetime::expected_form(*part).into(),
+        ValueType::Enum { members, .. } => {
+            let names: Vec<String> = members.iter().map(|m| format!("\"{}\"", m.name)).collect();
+            format!("one of {}", names.join(", "))
+        }
+    }
+}
+
+/// Parses and checks the raw `arguments` text (`None`: not given) against `params`.
+pub fn parse_arguments(
+    tool: &str,
+    raw: Option<&str>,
+    params: &[ParamEntry],
+) -> Result<Vec<ArgValue>, ArgumentErrors> {
+    let fail = |problems: Vec<ArgumentProblem>| ArgumentErrors {
+        tool: tool.to_string(),
+        problems,
+    };
+    let whole = |message: String| {
+        fail(vec![ArgumentProblem {
+            argument: None,
+            message,
+        }])
+    };
+    let raw = raw.map(str::trim).filter(|r| !r.is_empty() && *r != "null");
+    let members = match raw {
+        None => Vec::new(),
+        Some(text) if text.starts_with('{') => {
+            let mut de = serde_json::Deserializer::from_str(text);
+            de.deserialize_map(RawMembers)
+                .map_err(|e| whole(format!("the arguments are not a valid JSON object: {e}")))?
+        }
+        Some(text) => {
+            return Err(whole(format!(
+                "the arguments must be a JSON object, got {}",
+                json_kind(text)
+            )))
+        }
+    };
+
+    let mut problems = Vec::new();
+    for (i, (key, _)) in members.iter().enumerate() {
+        let earlier = members[..i].iter().filter(|(k, _)| k == key).count();
+        if earlier == 1 {
+            problems.push(ArgumentProblem {
+                argument: Some(key.clone()),
+                message: "given more than once (duplicate key); give each argument once".into(),
+            });
+        } else if earlier > 1 {
+            // Reported once already.
+        } else if !params.iter().any(|p| &p.name == key) {
+            let names: Vec<String> = params.iter().map(|p| format!("\"{}\"", p.name)).collect();
+            let hint = params
+                .iter()
+                .find(|p| p.name.eq_ignore_ascii_case(key))
+                .map(|p| format!(" (names are case-sensitive: did you mean \"{}\"?)", p.name))
+                .unwrap_or_default();
+            let expected = if names.is_empty() {
+                "this tool takes no arguments".to_string()
+            } else {
+                format!("expected {}", names.join(", "))
+            };
+            problems.push(ArgumentProblem {
+                argument: Some(key.clone()),
+                message: format!("unknown argument{hint}; {expected}"),
+            });
+        }
+    }
+
+    let mut values = Vec::with_capacity(params.len());
+    for param in params {
+        let given = members.iter().find(|(k, _)| k == &param.name);
+        let value = match given {
+            None if param.optional => Ok(ArgValue::Absent),
+            None => Err(format!("missing; expected {}", describe(&param.ty))),
+            Some((_, raw)) => convert(raw.get(), &param.ty),
+        };
+        match value {
+            Ok(v) => values.push(v),
+            Err(message) => problems.push(ArgumentProblem {
+                argument: Some(param.name.clone()),
+                message,
+            }),
+        }
+    }
+    if problems.is_empty() {
+        Ok(values)
+    } else {
+        Err(fail(problems))
+    }
+}
+
+fn wrong_kind(raw: &str, ty: &ValueType) -> String {
+    format!("expected {}, got {}", describe(ty), json_kind(raw))
+}
+
+fn quote(text: &str) -> String {
+    let shown: String = text.chars().take(60).collect();
+    let ellipsis = if text.chars().count() > 60 { "..." } else { "" };
+    format!(
+        "{}{ellipsis}",
+        serde_json::to_string(&shown).unwrap_or_default()
+    )
+}
+
+fn convert(raw: &str, ty: &ValueType) -> Result<ArgValue, String> {
+    let raw = raw.trim();
+    let kind = json_kind(raw);
+    if kind == "null" {
+        return Err(format!("is null; expected {}", describe(ty)));
+    }
+    match ty {
+        ValueType::Integer { min, max } => {
+            if kind != "a number" {
+                return Err(wrong_kind(raw, ty));
+            }
+            let value = exact_integer(raw).map_err(|e| match e {
+                NumberError::NotInteger => {
+                    format!("expected {}, got {raw} (not an integer)", describe(ty))
+                }
+                NumberError::OutOfRange => {
+                    format!("expected {}, got {raw} (out of range)", describe(ty))
+                }
+            })?;
+            if value < *min || value > *max {
+                return Err(format!(
+                    "expected {}, got {raw} (out of range)",
+                    describe(ty)
+                ));
+            }
+            Ok(match ty.abi_kind() {
+                AbiKind::UInt => ArgValue::UInt(value as u64),
+                _ => ArgValue::Int(value as i64),
+            })
+        }
+        ValueType::Number { repr } => {
+            if kind != "a number" {
+                return Err(wrong_kind(raw, ty));
+            }
+            let value: f64 = raw.parse().map_err(|_| wrong_kind(raw, ty))?;
+            let in_range = match repr {
+                NumberRepr::Single => value.is_finite() && (value as f32).is_finite(),
+                NumberRepr::Double | NumberRepr::Extended => value.is_finite(),
+                NumberRepr::Currency => {
+                    // Exactly: a Currency is an Int64 count of 1/10000.
+                    return match exact_integer_scaled(raw, 4) {
+                        Ok(v) if v.abs() <= i64::MAX as i128 => Ok(ArgValue::Double(value)),
+                        Ok(_) | Err(NumberError::OutOfRange) => Err(format!(
+                            "expected {}, got {raw} (out of range)",
+                            describe(ty)
+                        )),
+                        Err(NumberError::NotInteger) => Err(format!(
+                            "expected {}, got {raw} (more than four decimals)",
+                            describe(ty)
+                        )),
+                    };
+                }
+                NumberRepr::Comp => {
+                    return match exact_integer(raw) {
+                        Ok(v) if v.abs() <= 1i128 << 53 => Ok(ArgValue::Double(v as f64)),
+                        _ => Err(format!("expected {}, got {raw}", describe(ty))),
+                    }
+                }
+            };
+            if in_range {
+                Ok(ArgValue::Double(value))
+            } else {
+                Err(format!(
+                    "expected {}, got {raw} (out of range)",
+                    describe(ty)
+                ))
+            }
+        }
+        ValueType::Boolean => match raw {
+            "true" => Ok(ArgValue::Bool(true)),
+            "false" => Ok(ArgValue::Bool(false)),
+            _ => Err(wrong_kind(raw, ty)),
+        },
+        ValueType::String { repr, max_length } => {
+            let text = string_value(raw, ty)?;
+            match repr {
+                StringRepr::Utf16 | StringRepr::Utf8 => {
+                    if let Some(max) = max_length {
+                        let units = text.encode_utf16().count();
+                        if units > *max as usize {
+                            return Err(format!(
+                                "expected {}, got {units} UTF-16 code units",
+                                describe(ty)
+                            ));
+                        }
+                    }
+                }
+                StringRepr::Ansi { code_page } | StringRepr::Short { code_page } => {
+                    // With the library's ANSI code page unknown here, every character
+                    // counts as at least one byte; the stub checks the rest.
+                    let bytes = encode_lossless(&text, *code_page)
+                        .map_err(|why| {
+                            format!("expected {}, got {} ({why})", describe(ty), quote(&text))
+                        })?
+                        .unwrap_or_else(|| text.chars().count());
+                    let limit = match repr {
+                        StringRepr::Short { .. } => Some(max_length.unwrap_or(255)),
+                        _ => *max_length,
+                    };
+                    if let Some(limit) = limit {
+                        if bytes > limit as usize {
+                            return Err(format!(
+                                "expected {}, got {bytes} bytes (it is never truncated)",
+                                describe(ty)
+                            ));
+                        }
+                    }
+                }
+            }
+            Ok(ArgValue::String(text))
+        }
+        ValueType::Char { wide } => {
+            let text = string_value(raw, ty)?;
+            let ok = if *wide {
+                text.encode_utf16().count() == 1
+            } else {
+                // One byte in the library's ANSI code page: the stub checks the code page.
+                text.chars().count() == 1
+            };
+            if ok {
+                Ok(ArgValue::String(text))
+            } else {
+                Err(format!("expected {}, got {}", describe(ty), quote(&text)))
+            }
+        }
+        ValueType::DateTime { part } => {
+            let text = string_value(raw, ty)?;
+            datetime::parse(&text, *part)
+                .map(ArgValue::Double)
+                .ok_or_else(|| format!("expected {}, got {}", describe(ty), quote(&text)))
+        }
+        ValueType::Enum { members, .. } => {
+            let text = string_value(raw, ty)?;
+            members
+                .iter()
+                .find(|m| m.name == text)
+                .map(|m| ArgValue::Int(m.ordinal))
+                .ok_or_else(|| format!("expected {}, got {}", describe(ty), quote(&text)))
+        }
+    }
+}
+
+fn string_value(raw: &str, ty: &ValueType) -> Result<String, String> {
+    if json_kind(raw) != "a string" {
+        return Err(wrong_kind(raw, ty));
+    }
+    serde_json::from_str::<String>(raw).map_err(|e| {
+        format!(
+            "expected {}, got a string that is not valid Unicode ({e})",
+            describe(ty)
+        )
+    })
+}
+
+/// Byte length of `text` in `code_page`, or why it is not representable there. `Ok(None)` for
+/// code page 0 (`CP_ACP`, the library's ANSI code page, unknown here: the stub checks it).
+pub fn encode_lossless(text: &str, code_page: u16) -> Result<Option<usize>, String> {
+    let limited = |last: char, name: &str| match text.chars().find(|c| *c > last) {
+        None => Ok(Some(text.chars().count())),
+        Some(c) => Err(format!("{c:?} is not in code page {code_page} ({name})")),
+    };
+    match code_page {
+        0 | 0xFFFF => return Ok(None),
+        65001 => return Ok(Some(text.len())),
+        20127 => return limited('\u{7f}', "ASCII"),
+        28591 => return limited('\u{ff}', "ISO 8859-1"),
+        _ => {}
+    }
+    let encoding = encoding_for(code_page)
+        .ok_or_else(|| format!("code page {code_page} is not supported by delphi-mcp"))?;
+    for c in text.chars() {
+        let mut buffer = [0u8; 4];
+        let one: &str = c.encode_utf8(&mut buffer);
+        let (bytes, _, unmappable) = encoding.encode(one);
+        let (back, _, malformed) = encoding.decode(&bytes);
+        if unmappable || malformed || back != one {
+            return Err(format!(
+                "{c:?} cannot be represented in code page {code_page}"
+            ));
+        }
+    }
+    let (bytes, _, _) = encoding.encode(text);
+    Ok(Some(bytes.len()))
+}
+
+fn encoding_for(code_page: u16) -> Option<&'static encoding_rs::Encoding> {
+    use encoding_rs::*;
+    Some(match code_page {
+        874 => WINDOWS_874,
+        932 => SHIFT_JIS,
+        936 => GBK,
+        949 => EUC_KR,
+        950 => BIG5,
+        1250 => WINDOWS_1250,
+        1251 => WINDOWS_1251,
+        1252 => WINDOWS_1252,
+        1253 => WINDOWS_1253,
+        1254 => WINDOWS_1254,
+        1255 => WINDOWS_1255,
+        1256 => WINDOWS_1256,
+        1257 => WINDOWS_1257,
+        1258 => WINDOWS_1258,
+        20866 => KOI8_R,
+        21866 => KOI8_U,
+        28592 => ISO_8859_2,
+        28595 => ISO_8859_5,
+        28597 => ISO_8859_7,
+        28605 => ISO_8859_15,
+        54936 => GB18030,
+        _ => return None,
+    })
+}
+
+/// Why a number is not an acceptable integer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NumberError {
+    /// It has a non-zero fraction.
+    NotInteger,
+    /// It is beyond the 128-bit range used for checking.
+    OutOfRange,
+}
+
+/// The exact value of a JSON number's text, when it is an integer (`2`, `-7`, `2.0`, `1e3`).
+pub fn exact_integer(text: &str) -> Result<i128, NumberError> {
+    exact_integer_scaled(text, 0)
+}
+
+/// The exact value of a JSON number's text times `10^shift`, when that is an integer.
+pub fn exact_integer_scaled(text: &str, shift: i64) -> Result<i128, NumberError> {
+    let (negative, body) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (mantissa, exponent) = match body.find(['e', 'E']) {
+        Some(i) => (&body[..i], &body[i + 1..]),
+        None => (body, "0"),
+    };
+    let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if int_part.is_empty()
+        || !int_part
+            .bytes()
+            .chain(frac_part.bytes())
+            .all(|b| b.is_ascii_digit())
+    {
+        return Err(NumberError::NotInteger);
+    }
+    let exponent: i64 = {
+        let digits = exponent.trim_start_matches(['+', '-']);
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(NumberError::NotInteger);
+        }
+        // Absurd exponents are saturated; the checks below then decide.
+        let magnitude: i64 = digits.parse().unwrap_or(i64::MAX / 2);
+        let exponent = if exponent.starts_with('-') {
+            -magnitude
+        } else {
+            magnitude
+        };
+        exponent.saturating_add(shift)
+    };
+    let all_digits: String = format!("{int_part}{frac_part}");
+    let significant = all_digits.trim_start_matches('0');
+    if significant.is_empty() {
+        return Ok(0);
+    }
+    // value = significant * 10^(scale)
+    let trailing = significant.len() - significant.trim_end_matches('0').len();
+    let digits = significant.trim_end_matches('0');
+    let scale = exponent
+        .saturating_sub(frac_part.len() as i64)
+        .saturating_add(trailing as i64);
+    if scale < 0 {
+        return Err(NumberError::NotInteger);
+    }
+    if digits.len() as i64 + scale > 39 {
+        return Err(NumberError::OutOfRange);
+    }
+    let mut value: i128 = digits.parse().map_err(|_| NumberError::OutOfRange)?;
+    for _ in 0..scale {
+        value = value.checked_mul(10).ok_or(NumberError::OutOfRange)?;
+    }
+    Ok(if negative { -value } else { value })
+}
+
+/// Converts a tool's out value to the JSON of `structuredContent.result`, or explains why not.
+pub fn result_to_json(ty: &ValueType, value: &ReturnValue) -> Result<Value, String> {
+    let kind_mismatch = || {
+        format!(
+            "the library returned {value:?} where the manifest declares {}",
+            describe(ty)
+        )
+    };
+    match (ty, value) {
+        (ValueType::Integer { .. }, ReturnValue::Int(i)) => Ok(Value::from(*i)),
+        (ValueType::Integer { .. }, ReturnValue::UInt(u)) => Ok(Value::from(*u)),
+        (ValueType::Number { repr }, ReturnValue::Double(d)) => {
+            if !d.is_finite() {
+                return Err(format!("the result is {d}, which JSON cannot represent"));
+            }
+            let number = if *repr == NumberRepr::Single {
+                // Print the Single's shortest decimal, not the widened double's digits.
+                (*d as f32).to_string().parse::<f64>().unwrap_or(*d)
+            } else {
+                *d
+            };
+            serde_json::Number::from_f64(number)
+                .map(Value::Number)
+                .ok_or_else(|| format!("the result {d} is not representable in JSON"))
+        }
+        (ValueType::Boolean, ReturnValue::Bool(b)) => Ok(Value::Bool(*b)),
+        (ValueType::String { .. } | ValueType::Char { .. }, ReturnValue::String(bytes)) => {
+            String::from_utf8(bytes.clone())
+                .map(Value::String)
+                .map_err(|_| "the library returned a string that is not valid UTF-8".to_string())
+        }
+        (ValueType::DateTime { part }, ReturnValue::Double(d)) => datetime::format(*d, *part)
+            .map(Value::String)
+            .ok_or_else(|| format!("the result {d} is not a TDateTime within years 1-9999")),
+        (ValueType::Enum { members, type_name }, ReturnValue::Int(ordinal)) => members
+            .iter()
+            .find(|m| m.ordinal == *ordinal)
+            .map(|m| Value::String(m.name.clone()))
+            .ok_or_else(|| {
+                format!("the result has ordinal {ordinal}, which is no member of {type_name}")
+            }),
+        _ => Err(kind_mismatch()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_integers() {
+        assert_eq!(exact_integer("18446744073709551615"), Ok(u64::MAX as i128));
+        assert_eq!(exact_integer("-9223372036854775808"), Ok(i64::MIN as i128));
+        assert_eq!(exact_integer("2.0"), Ok(2));
+        assert_eq!(exact_integer("2.50e1"), Ok(25));
+        assert_eq!(exact_integer("1e3"), Ok(1000));
+        assert_eq!(exact_integer("0.0"), Ok(0));
+        assert_eq!(exact_integer("-0"), Ok(0));
+        assert_eq!(exact_integer("2.5"), Err(NumberError::NotInteger));
+        assert_eq!(
+            exact_integer("4503599627370496.5"),
+            Err(NumberError::NotInteger)
+        );
+        assert_eq!(exact_integer("1e-1"), Err(NumberError::NotInteger));
+        assert_eq!(exact_integer("1e400"), Err(NumberError::OutOfRange));
+        assert_eq!(
+            exact_integer("1e99999999999999999999"),
+            Err(NumberError::OutOfRange)
+        );
+        assert_eq!(exact_integer("0e99999999999999999999"), Ok(0));
+        assert_eq!(exact_integer("100e-2"), Ok(1));
+        assert_eq!(
+            exact_integer_scaled("922337203685477.5807", 4),
+            Ok(i64::MAX as i128)
+        );
+        assert_eq!(
+            exact_integer_scaled("0.00001", 4),
+            Err(NumberError::NotInteger)
+        );
+    }
+
+    #[test]
+    fn lossless_code_pages() {
+        assert_eq!(encode_lossless("café", 1252), Ok(Some(4)));
+        assert_eq!(encode_lossless("€", 1252), Ok(Some(1)));
+        assert!(encode_lossless("日本", 1252).is_err());
+        assert_eq!(encode_lossless("日本", 932), Ok(Some(4)));
+        assert!(encode_lossless("é", 20127).is_err());
+        assert_eq!(encode_lossless("é", 28591), Ok(Some(1)));
+        assert!(encode_lossless("€", 28591).is_err());
+        assert_eq!(encode_lossless("日本", 0), Ok(None));
+    }
+}
