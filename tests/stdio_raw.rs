@@ -427,3 +427,38 @@ fn seed_request_file_on_the_calc_project_folder() {
     assert_eq!(answers[2]["result"]["structuredContent"]["result"], "1.0.0");
     assert_eq!(answers[3]["error"]["code"], -32602);
 }
+
+#[test]
+fn library_output_on_stdout_goes_to_stderr() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("requests.txt");
+    let requests = [
+        initialize(json!(1), "2025-06-18").to_string(),
+        call(json!(2), "chatty", json!({})).to_string(),
+        call(json!(3), "add", json!({"A": 1, "B": 2})).to_string(),
+    ];
+    std::fs::write(&file, requests.join("\n") + "\n").expect("write");
+    let output = Command::new(server_exe())
+        .arg("serve")
+        .arg(fixture_library(&[]))
+        .args(["--log-level", "error"])
+        .stdin(std::fs::File::open(&file).expect("open"))
+        .output()
+        .expect("run serve");
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8");
+    let ids: Vec<Value> = stdout
+        .lines()
+        .map(|line| {
+            serde_json::from_str::<Value>(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+                ["id"]
+                .clone()
+        })
+        .collect();
+    assert_eq!(ids, vec![json!(1), json!(2), json!(3)]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("noise from Pascal on standard output"),
+        "{stderr}"
+    );
+}
