@@ -357,31 +357,6 @@ pub(crate) fn column(b: &[u8], pos: usize) -> (usize, bool) {
     (pos - s + 1, first)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn skips_nested_blocks_strings_and_comments() {
-        let src = "begin case x of 1: ; end; s := 'end'; { end } try asm mov eax, 1 end; finally end; end; X";
-        match skip_statements(src, 5, 1) {
-            StmtEnd::Stop(t) => assert_eq!(&src[t.end..], "; X"),
-            StmtEnd::Eof => panic!("block not closed"),
-        }
-    }
-
-    #[test]
-    fn multiline_string_is_one_token() {
-        let src = "'''\n  end\n  '''";
-        let t = token_at(src.as_bytes(), 0);
-        assert_eq!(t.end, src.len());
-        let src = "'''abc' x";
-        assert_eq!(token_at(src.as_bytes(), 0).end, 7);
-        let src = "'''' x";
-        assert_eq!(token_at(src.as_bytes(), 0).end, 4);
-    }
-}
-
 /// Directives that may follow a nested routine's heading.
 const HEADING_DIRECTIVES: &[&str] = &[
     "overload",
@@ -642,4 +617,29 @@ fn skip_nested_routine(text: &str, mut pos: usize, depth: u32) -> Result<usize, 
         return Ok(pos);
     }
     skip_routine_body(text, pos, depth)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skips_nested_blocks_strings_and_comments() {
+        let src = "begin case x of 1: ; end; s := 'end'; { end } try asm mov eax, 1 end; finally end; end; X";
+        match skip_statements(src, 5, 1) {
+            StmtEnd::Stop(t) => assert_eq!(&src[t.end..], "; X"),
+            StmtEnd::Eof => panic!("block not closed"),
+        }
+    }
+
+    #[test]
+    fn multiline_string_is_one_token() {
+        let src = "'''\n  end\n  '''";
+        let t = token_at(src.as_bytes(), 0);
+        assert_eq!(t.end, src.len());
+        let src = "'''abc' x";
+        assert_eq!(token_at(src.as_bytes(), 0).end, 7);
+        let src = "'''' x";
+        assert_eq!(token_at(src.as_bytes(), 0).end, 4);
+    }
 }
