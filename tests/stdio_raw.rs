@@ -462,3 +462,23 @@ fn library_output_on_stdout_goes_to_stderr() {
         "{stderr}"
     );
 }
+
+#[test]
+fn notifications_before_a_session_do_not_stop_the_server() {
+    let mut server = Server::start(&fixture_library(&[]), &[]);
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let answer = server.request(json!({"jsonrpc": "2.0", "id": 0, "method": "ping"}));
+    assert_eq!(answer["result"], json!({}));
+    // A refused stateless request does not start a session either.
+    let answer = server.request(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    server.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}),
+    );
+    let answer = server.request(initialize(json!(2), "2025-06-18"));
+    assert_eq!(answer["result"]["protocolVersion"], "2025-06-18");
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let answer = server.request(call(json!(3), "add", json!({"A": 1, "B": 2})));
+    assert_eq!(answer["result"]["structuredContent"]["result"], 3);
+    assert!(server.finish().success());
+}
