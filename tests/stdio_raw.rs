@@ -3,6 +3,9 @@
 //! writes, clean exit at end of input) and both protocol eras.
 
 mod runtime_common;
+mod support {
+    pub mod fpc;
+}
 
 use runtime_common::fixture::fixture_library;
 use runtime_common::{initialize, meta_2026, server_exe, Server};
@@ -382,4 +385,80 @@ fn several_library_threads_pipeline_requests() {
     seen.sort();
     assert_eq!(seen, (1..=20).collect::<Vec<i64>>());
     assert!(server.finish().success());
+}
+
+#[test]
+fn seed_request_file_on_the_calc_project_folder() {
+    // `serve DIR` builds the project when stale (here it was just built) and serves it.
+    let library = support::fpc::build_example("calc");
+    let project = library
+        .parent()
+        .and_then(std::path::Path::parent)
+        .expect("project folder");
+    let requests = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"calc_version","arguments":{}}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"no_such_tool"}}"#,
+    ];
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("requests.txt");
+    std::fs::write(&file, requests.join("\n") + "\n").expect("write requests");
+    let output = Command::new(server_exe())
+        .arg("serve")
+        .arg(project)
+        .stdin(std::fs::File::open(&file).expect("open requests"))
+        .output()
+        .expect("run serve");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let answers: Vec<Value> = String::from_utf8(output.stdout)
+        .expect("UTF-8")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("JSON line"))
+        .collect();
+    let ids: Vec<Value> = answers.iter().map(|a| a["id"].clone()).collect();
+    assert_eq!(ids, vec![json!(1), json!(2), json!(3), json!(4)]);
+    assert_eq!(answers[0]["result"]["serverInfo"]["name"], "Calc");
+    assert_eq!(answers[2]["result"]["structuredContent"]["result"], "1.0.0");
+    assert_eq!(answers[3]["error"]["code"], -32602);
+}
+
+#[test]
+fn library_output_on_stdout_goes_to_stderr() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("requests.txt");
+    let requests = [
+        initialize(json!(1), "2025-06-18").to_string(),
+        call(json!(2), "chatty", json!({})).to_string(),
+        call(json!(3), "add", json!({"A": 1, "B": 2})).to_string(),
+    ];
+    std::fs::write(&file, requests.join("\n") + "\n").expect("write");
+    let output = Command::new(server_exe())
+        .arg("serve")
+        .arg(fixture_library(&[]))
+        .args(["--log-level", "error"])
+        .stdin(std::fs::File::open(&file).expect("open"))
+        .output()
+        .expect("run serve");
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8");
+    let ids: Vec<Value> = stdout
+        .lines()
+        .map(|line| {
+            serde_json::from_str::<Value>(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+                ["id"]
+                .clone()
+        })
+        .collect();
+    assert_eq!(ids, vec![json!(1), json!(2), json!(3)]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("noise from Pascal on standard output"),
+        "{stderr}"
+    );
 }

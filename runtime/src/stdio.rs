@@ -293,19 +293,65 @@ where
     }
 }
 
-/// Serves `server` over this process's stdin/stdout until end of input. Builds its own runtime.
-pub fn serve_stdio(server: McpServer, sequential: bool) -> Result<(), StdioError> {
+/// The stream MCP messages are written to.
+pub struct ProtocolOutput {
+    #[cfg(unix)]
+    file: std::fs::File,
+}
+
+/// Takes the process's stdout for the protocol and points file descriptor 1 at stderr, so
+/// that a stray `WriteLn` in the library (or any print in the process) lands in the log
+/// instead of corrupting the protocol stream. Call it before loading the library.
+#[cfg(unix)]
+pub fn take_protocol_stdout() -> std::io::Result<ProtocolOutput> {
+    use std::io::Write as _;
+    use std::os::fd::FromRawFd;
+    std::io::stdout().flush()?;
+    // SAFETY: duplicating this process's own standard descriptors; `protocol` is a fresh
+    // descriptor owned by the returned File.
+    unsafe {
+        let protocol = libc::dup(1);
+        if protocol < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        if libc::dup2(2, 1) < 0 {
+            let error = std::io::Error::last_os_error();
+            libc::close(protocol);
+            return Err(error);
+        }
+        Ok(ProtocolOutput {
+            file: std::fs::File::from_raw_fd(protocol),
+        })
+    }
+}
+
+/// Elsewhere stdout is used as is.
+#[cfg(not(unix))]
+pub fn take_protocol_stdout() -> std::io::Result<ProtocolOutput> {
+    Ok(ProtocolOutput {})
+}
+
+/// Serves `server` over stdin and `output` until end of input. Builds its own runtime.
+pub fn serve_stdio(
+    server: McpServer,
+    sequential: bool,
+    output: ProtocolOutput,
+) -> Result<(), StdioError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(StdioError::Runtime)?;
-    let outcome = runtime.block_on(serve_io(
-        server,
-        tokio::io::stdin(),
-        tokio::io::stdout(),
-        sequential,
-    ));
+    let outcome = runtime.block_on(async move {
+        #[cfg(unix)]
+        let writer = tokio::fs::File::from_std(output.file);
+        #[cfg(not(unix))]
+        let writer = {
+            let _ = output;
+            tokio::io::stdout()
+        };
+        serve_io(server, tokio::io::stdin(), writer, sequential).await
+    });
     runtime.shutdown_background();
     outcome
 }
