@@ -111,16 +111,22 @@ pub fn scaffold(args: &Args) -> miette::Result<Vec<PathBuf>> {
         .iter()
         .map(|n| format!("{UNITS_DIR}/{n}"))
         .collect();
+    let module_name = snake(&library_name);
     let context = minijinja::context! {
         crate_name => crate_name,
         library_name => library_name,
-        module => snake(&library_name),
+        module => module_name,
         units => units,
-        target => args.target,
+        target => args.target.clone(),
         delphi_mcp_dependency => dependency,
     };
     let mut env = minijinja::Environment::new();
-    env.set_keep_trailing_newline(true);
+    env.set_syntax(
+        minijinja::syntax::SyntaxConfig::builder()
+            .keep_trailing_newline(true)
+            .build()
+            .map_err(|e| miette!("template syntax: {e}"))?,
+    );
     let render = |template: &str| {
         env.render_str(template, &context)
             .map_err(|e| miette!("rendering the crate template: {e}"))
