@@ -51,6 +51,15 @@ pub enum Command {
     Serve(cmd::serve::Args),
     /// Print the snippet that registers a server with an MCP client.
     Config(cmd::config::Args),
+    /// Scaffold a Rust crate that serves a Delphi library over MCP (with Rust tools of its own).
+    New(cmd::new::Args),
+}
+
+impl Cli {
+    /// Parses `args` (program name first) without exiting on an error.
+    pub fn try_parse_from_args(args: &[std::ffi::OsString]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(args)
+    }
 }
 
 /// Runs the command line `args` (the first item is the program name).
@@ -67,6 +76,7 @@ where
         Command::Build(args) => cmd::build::run(args),
         Command::Serve(args) => cmd::serve::run(args),
         Command::Config(args) => cmd::config::run(args),
+        Command::New(args) => cmd::new::run(args),
     };
     match outcome {
         Ok(code) => code,

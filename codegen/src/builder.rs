@@ -132,8 +132,16 @@ pub fn generate_units(
         output,
         diagnostics: generate_diagnostics,
     } = crate::generate(&loaded.db, &loaded.inputs(), &options.target, &name)?;
-    let mut diagnostics = loaded.diagnostics.clone();
-    diagnostics.extend(generate_diagnostics);
+    let mut diagnostics: Vec<Diagnostic> = Vec::new();
+    // The parser may report one problem once per pass over a file; show it once.
+    for diagnostic in loaded.diagnostics.iter().cloned().chain(generate_diagnostics) {
+        if !diagnostics
+            .iter()
+            .any(|d| d.span == diagnostic.span && d.message == diagnostic.message)
+        {
+            diagnostics.push(diagnostic);
+        }
+    }
     let output = output.filter(|_| !diagnostics.iter().any(Diagnostic::is_error));
     Ok(Run {
         loaded,
