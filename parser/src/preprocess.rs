@@ -19,7 +19,8 @@
 //!
 //! Problems never stop the scan: an unterminated `{$IF}`, a stray `{$ELSE}`/`{$ENDIF}`, a
 //! malformed expression, an include cycle or include depth over [`MAX_INCLUDE_DEPTH`] are
-//! errors; a missing include file is a warning (real projects often lack their `.inc` files).
+//! errors, and so is going over [`MAX_INCLUDE_EXPANSIONS`]; a missing include file is a
+//! warning (real projects often lack their `.inc` files).
 
 pub mod declared;
 pub mod expr;
@@ -38,6 +39,10 @@ use std::path::PathBuf;
 
 /// Deepest include nesting accepted (Delphi's own limit is similar).
 pub const MAX_INCLUDE_DEPTH: usize = 32;
+
+/// Most include expansions in one preprocessed unit. Files that include others several times
+/// each could otherwise expand exponentially; real units stay far below this.
+pub const MAX_INCLUDE_EXPANSIONS: usize = 10_000;
 
 /// The active text of a file, ready for the grammar.
 #[derive(Debug, Clone)]
@@ -155,6 +160,7 @@ pub fn preprocess(db: &SourceDb, file: FileId, options: &ParseOptions) -> Prepro
         include_stack: Vec::new(),
         decls: None,
         main: file,
+        expansions: 0,
     };
     pp.run_file(file, 0);
     if pp.segments.is_empty() {
@@ -256,6 +262,8 @@ struct Pp<'a> {
     decls: Option<DeclScan>,
     /// The unit being preprocessed.
     main: FileId,
+    /// Include files spliced so far.
+    expansions: usize,
 }
 
 /// A directive as the scan found it.
@@ -678,6 +686,22 @@ impl Pp<'_> {
             );
             return false;
         }
+        if self.expansions >= MAX_INCLUDE_EXPANSIONS {
+            // Reported once; the includes after it are skipped silently.
+            if self.expansions > MAX_INCLUDE_EXPANSIONS {
+                return false;
+            }
+            self.expansions += 1;
+            self.diagnostics.push(
+                Diagnostic::error(
+                    format!("more than {MAX_INCLUDE_EXPANSIONS} include expansions at `{name}`"),
+                    Some(span),
+                )
+                .with_help("include files that include each other several times multiply"),
+            );
+            return false;
+        }
+        self.expansions += 1;
         let codepage = self.options.codepage;
         let loaded = self
             .db

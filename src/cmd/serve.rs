@@ -70,6 +70,8 @@ fn library_for(args: &Args) -> miette::Result<PathBuf> {
 pub fn run(args: Args) -> miette::Result<ExitCode> {
     init_logging(&args.log_level)?;
     let library = library_for(&args)?;
+    // Before the library loads: from here on, anything written to fd 1 goes to stderr.
+    let output = delphi_mcp_runtime::stdio::take_protocol_stdout().into_diagnostic()?;
     let options = HostOptions {
         manifest_file: args.manifest.clone(),
         threads: args.threads,
@@ -82,7 +84,7 @@ pub fn run(args: Args) -> miette::Result<ExitCode> {
         "serving MCP on stdio"
     );
     let sequential = host.threads() == 1;
-    delphi_mcp_runtime::stdio::serve_stdio(McpServer::new(Arc::new(dispatch)), sequential)
+    delphi_mcp_runtime::stdio::serve_stdio(McpServer::new(Arc::new(dispatch)), sequential, output)
         .into_diagnostic()?;
     Ok(ExitCode::SUCCESS)
 }

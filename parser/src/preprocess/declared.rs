@@ -6,7 +6,7 @@
 //!   identifier at the start of a declaration followed by `=`, `:`, `,` or `<`), including
 //!   fields and nested declarations, since sections are not tracked through `end`;
 //! - routine names after `procedure`, `function`, `constructor`, `destructor`, `operator`
-//!   (both parts of `TFoo.Bar`);
+//!   (for a method body `TFoo.Bar` only `TFoo`, as methods are not in scope at unit level);
 //! - for `const Name = literal;` (and typed `const Name: T = literal;`) the literal's value, so
 //!   `{$IF MyVersion >= 3}` can compare it; `-` before a number is understood.
 //!
@@ -252,9 +252,6 @@ impl DeclScan {
             b'(' | b'[' => self.paren_depth += 1,
             b')' | b']' => self.paren_depth = self.paren_depth.saturating_sub(1),
             _ => {}
-        }
-        if self.routine_name_next && c == b'.' {
-            return;
         }
         if self.paren_depth > 0 && c != b'(' && c != b'[' {
             return;
