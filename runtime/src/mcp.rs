@@ -155,7 +155,12 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let raw = match context.extensions.get::<RawArguments>() {
+        // Over HTTP, rmcp attaches the HTTP request parts; the transport put the raw text there.
+        let from_http = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<RawArguments>());
+        let raw = match context.extensions.get::<RawArguments>().or(from_http) {
             Some(RawArguments(text)) => Some(text.to_string()),
             None => request
                 .arguments
