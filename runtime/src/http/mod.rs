@@ -657,23 +657,12 @@ async fn mcp_endpoint(State(app): State<Arc<App>>, request: Request) -> Response
     if declared.is_some_and(|n| n > app.max_body as u64) {
         return too_large(app.max_body);
     }
-    let bytes = match Limited::new(body, app.max_body).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(error) => {
-            if error.is::<http_body_util::LengthLimitError>() {
-                return too_large(app.max_body);
-            }
-            return plain(
-                StatusCode::BAD_REQUEST,
-                format!("Bad Request: cannot read the body: {error}"),
-            );
-        }
-    };
+    // The permit is taken before the body is read, so slow uploads count against the cap too.
     let Ok(permit) = Arc::clone(&app.permits).try_acquire_owned() else {
         tracing::warn!(limit = app.max_concurrent, "busy: request refused");
         let mut response = jsonrpc_error(
             StatusCode::SERVICE_UNAVAILABLE,
-            Some(&bytes),
+            None,
             -32000,
             format!(
                 "Server busy: {} requests are already in progress (the --max-concurrent limit); retry shortly",
@@ -684,6 +673,32 @@ async fn mcp_endpoint(State(app): State<Arc<App>>, request: Request) -> Response
             .headers_mut()
             .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         return response;
+    };
+    let deadline = app.timeout.map(|t| tokio::time::Instant::now() + t);
+    let reading = Limited::new(body, app.max_body).collect();
+    let collected = match deadline {
+        None => reading.await,
+        Some(deadline) => match tokio::time::timeout_at(deadline, reading).await {
+            Ok(collected) => collected,
+            Err(_) => {
+                return plain(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "Request Timeout: the body did not arrive within the --timeout limit",
+                )
+            }
+        },
+    };
+    let bytes = match collected {
+        Ok(collected) => collected.to_bytes(),
+        Err(error) => {
+            if error.is::<http_body_util::LengthLimitError>() {
+                return too_large(app.max_body);
+            }
+            return plain(
+                StatusCode::BAD_REQUEST,
+                format!("Bad Request: cannot read the body: {error}"),
+            );
+        }
     };
     if let Some(raw) = raw_tool_arguments(&bytes) {
         parts.extensions.insert(RawArguments(Arc::from(raw)));
@@ -701,7 +716,6 @@ async fn mcp_endpoint(State(app): State<Arc<App>>, request: Request) -> Response
         );
     }
     let request = http::Request::from_parts(parts, Full::new(bytes.clone()));
-    let deadline = app.timeout.map(|t| tokio::time::Instant::now() + t);
     let handled = service.handle(request);
     let response = match deadline {
         None => handled.await,
