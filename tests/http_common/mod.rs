@@ -318,3 +318,29 @@ pub fn tools_call_2026(id: i64, name: &str, arguments: &str) -> String {
         crate::runtime_common::meta_2026()
     )
 }
+
+/// The CLI script of `@modelcontextprotocol/conformance` `version`, installed by
+/// `scripts/install-test-tools.sh` into `.tools/conformance-<version>`.
+pub fn conformance_cli(version: &str) -> PathBuf {
+    let path = crate::runtime_common::repo().join(format!(
+        ".tools/conformance-{version}/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+    ));
+    assert!(
+        path.is_file(),
+        "the conformance suite {version} is not installed ({} is missing): run scripts/install-test-tools.sh first",
+        path.display()
+    );
+    path
+}
+
+/// Debian's `chromium` (installed by `scripts/install-test-tools.sh`).
+pub fn chromium() -> PathBuf {
+    let found = ["chromium", "chromium-browser"].iter().find_map(|name| {
+        std::env::var_os("PATH").and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|dir| dir.join(name))
+                .find(|candidate| candidate.is_file())
+        })
+    });
+    found.unwrap_or_else(|| panic!("chromium is not installed: run scripts/install-test-tools.sh first"))
+}
