@@ -342,5 +342,7 @@ pub fn chromium() -> PathBuf {
                 .find(|candidate| candidate.is_file())
         })
     });
-    found.unwrap_or_else(|| panic!("chromium is not installed: run scripts/install-test-tools.sh first"))
+    found.unwrap_or_else(|| {
+        panic!("chromium is not installed: run scripts/install-test-tools.sh first")
+    })
 }
