@@ -129,7 +129,7 @@ fn uptime(seconds: u64) -> String {
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:1.5rem;color:#222}\
 h1{font-size:1.4rem;margin:0 0 .8rem}h2{font-size:1.1rem;margin:1.4rem 0 .5rem}\
 table{border-collapse:collapse;margin:.3rem 0}th,td{border:1px solid #ccc;padding:.25rem .6rem;text-align:left;vertical-align:top}\
-th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums}\
+th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\
 .ok{color:#1a7f37}.toolError,.unknownTool{color:#b42318}pre{margin:.3rem 0;font-size:.8rem;white-space:pre-wrap}\
 code{font-size:.9em}details summary{cursor:pointer}";
 
