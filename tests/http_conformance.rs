@@ -41,7 +41,8 @@ fn run_suite(version: &str, extra: &[&str], baseline: &str, must_pass: &[&str]) 
     assert!(all.contains("all failures are expected"), "{all}");
     for scenario in must_pass {
         assert!(
-            all.lines().any(|l| l.starts_with(&format!("✓ {scenario}:"))),
+            all.lines()
+                .any(|l| l.starts_with(&format!("✓ {scenario}:"))),
             "scenario {scenario} did not pass:\n{all}"
         );
     }
@@ -53,7 +54,13 @@ fn conformance_2025_eras() {
         "0.1.16",
         &[],
         "expected-failures-2025.yaml",
-        &["server-initialize", "ping", "tools-list", "server-sse-multiple-streams", "dns-rebinding-protection"],
+        &[
+            "server-initialize",
+            "ping",
+            "tools-list",
+            "server-sse-multiple-streams",
+            "dns-rebinding-protection",
+        ],
     );
 }
 
@@ -63,7 +70,11 @@ fn conformance_2026_07_28_spec_version() {
         "0.2.0-alpha.12",
         &["--spec-version", "2026-07-28"],
         "expected-failures-2026.yaml",
-        &["tools-list", "server-sse-multiple-streams", "dns-rebinding-protection"],
+        &[
+            "tools-list",
+            "server-sse-multiple-streams",
+            "dns-rebinding-protection",
+        ],
     );
 }
 
@@ -73,6 +84,11 @@ fn conformance_2026_07_28_requirements() {
         "0.2.0-alpha.12",
         &["--requirements", "2026-07-28"],
         "expected-failures-2026.yaml",
-        &["tools-list", "http-header-validation", "input-required-result-validate-input", "input-required-result-unsupported-methods"],
+        &[
+            "tools-list",
+            "http-header-validation",
+            "input-required-result-validate-input",
+            "input-required-result-unsupported-methods",
+        ],
     );
 }
