@@ -5,7 +5,27 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+pub mod bound;
 pub mod cmd;
+
+/// Typed Rust access to a Delphi library from its annotated units: see `docs/rust.md`.
+///
+/// `delphi_mcp::bind!("delphi/Calc.pas", name = "Calc")` expands to a module (named after the
+/// library in snake case, or `module = name`) holding `MANIFEST`, `Library::load(path)` and one
+/// method per tool. Paths are relative to the calling crate's `CARGO_MANIFEST_DIR`.
+pub use delphi_mcp_macros::bind;
+
+/// The code generator (manifest types, [`codegen::Builder`] for build scripts).
+pub use delphi_mcp_codegen as codegen;
+/// The runtime (library host, dispatch, MCP transports).
+pub use delphi_mcp_runtime as runtime;
+
+/// What `bind!` expansions use; not a stable API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::bound::{BindError, BoundLibrary, FromResult, ToolError};
+    pub use serde_json::{Map, Value};
+}
 
 /// Serve annotated Delphi code to AI assistants over the Model Context Protocol.
 #[derive(Debug, Parser)]
@@ -31,6 +51,15 @@ pub enum Command {
     Serve(cmd::serve::Args),
     /// Print the snippet that registers a server with an MCP client.
     Config(cmd::config::Args),
+    /// Scaffold a Rust crate that serves a Delphi library over MCP (with Rust tools of its own).
+    New(cmd::new::Args),
+}
+
+impl Cli {
+    /// Parses `args` (program name first) without exiting on an error.
+    pub fn try_parse_from_args(args: &[std::ffi::OsString]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(args)
+    }
 }
 
 /// Runs the command line `args` (the first item is the program name).
@@ -47,6 +76,7 @@ where
         Command::Build(args) => cmd::build::run(args),
         Command::Serve(args) => cmd::serve::run(args),
         Command::Config(args) => cmd::config::run(args),
+        Command::New(args) => cmd::new::run(args),
     };
     match outcome {
         Ok(code) => code,

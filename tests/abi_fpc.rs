@@ -3,142 +3,21 @@
 //! and the library is called here directly through libloading.
 
 mod support {
+    pub mod call;
     pub mod fpc;
 }
 
-use delphi_mcp_codegen::manifest::Manifest;
-use delphi_mcp_runtime::abi::{
-    status, symbols, AbiKind, AbiValue, AbiVersionFn, FreeFn, InitFn, ManifestFn, ToolFn,
-    ABI_VERSION,
-};
-use libloading::Library;
+use delphi_mcp_runtime::abi::{status, ABI_VERSION};
 use std::sync::OnceLock;
+use support::call::{Arg, Loaded, Out};
 
-struct Fixture {
-    library: Library,
-    manifest: Manifest,
+fn fixture() -> &'static Loaded {
+    static FIXTURE: OnceLock<Loaded> = OnceLock::new();
+    FIXTURE.get_or_init(|| support::call::load(&support::fpc::build_fixture("abi")))
 }
 
-fn fixture() -> &'static Fixture {
-    static FIXTURE: OnceLock<Fixture> = OnceLock::new();
-    FIXTURE.get_or_init(|| {
-        let path = support::fpc::build_fixture("abi");
-        // SAFETY: the library is the fixture just built; its initialization only sets up the
-        // Pascal RTL. It is never unloaded (it lives in a static).
-        let library = unsafe { Library::new(&path) }.expect("load the fixture library");
-        // SAFETY: the symbols have the signatures of runtime/src/abi.rs.
-        let manifest = unsafe {
-            let version: libloading::Symbol<AbiVersionFn> = library
-                .get(symbols::ABI_VERSION.as_bytes())
-                .expect("mcp_abi_version");
-            assert_eq!(version() as u32, ABI_VERSION);
-            let init: libloading::Symbol<InitFn> =
-                library.get(symbols::INIT.as_bytes()).expect("mcp_init");
-            let mut error = AbiValue::ABSENT;
-            assert_eq!(init(&mut error), status::OK);
-            let manifest: libloading::Symbol<ManifestFn> = library
-                .get(symbols::MANIFEST.as_bytes())
-                .expect("mcp_manifest");
-            let mut len = 0isize;
-            let ptr = manifest(&mut len);
-            assert!(!ptr.is_null() && len > 0);
-            let bytes = std::slice::from_raw_parts(ptr, len as usize);
-            serde_json::from_slice::<Manifest>(bytes).expect("the embedded manifest parses")
-        };
-        Fixture { library, manifest }
-    })
-}
-
-/// A decoded result value.
-#[derive(Debug, Clone, PartialEq)]
-enum Out {
-    None,
-    Bool(bool),
-    Int(i64),
-    UInt(u64),
-    Double(f64),
-    Str(String),
-}
-
-/// An argument; strings are kept alive by the caller's `Vec<Vec<u8>>`.
-enum Arg<'a> {
-    Absent,
-    Bool(bool),
-    Int(i64),
-    UInt(u64),
-    Double(f64),
-    Str(&'a str),
-}
-
-fn abi_value(arg: &Arg<'_>) -> AbiValue {
-    let mut value = AbiValue::ABSENT;
-    match arg {
-        Arg::Absent => {}
-        Arg::Bool(b) => {
-            value.kind = AbiKind::Bool as i32;
-            value.bits = u64::from(*b);
-        }
-        Arg::Int(i) => {
-            value.kind = AbiKind::Int as i32;
-            value.bits = *i as u64;
-        }
-        Arg::UInt(u) => {
-            value.kind = AbiKind::UInt as i32;
-            value.bits = *u;
-        }
-        Arg::Double(d) => {
-            value.kind = AbiKind::Double as i32;
-            value.bits = d.to_bits();
-        }
-        Arg::Str(s) => {
-            value.kind = AbiKind::String as i32;
-            value.ptr = s.as_ptr();
-            value.len = s.len() as isize;
-        }
-    }
-    value
-}
-
-/// Calls tool `name`; returns the status and the decoded out value.
 fn call(name: &str, args: &[Arg<'_>]) -> (i32, Out) {
-    let fixture = fixture();
-    let entry = fixture
-        .manifest
-        .tools
-        .iter()
-        .find(|t| t.name == name)
-        .unwrap_or_else(|| panic!("no tool {name} in the manifest"));
-    let values: Vec<AbiValue> = args.iter().map(abi_value).collect();
-    let mut out = AbiValue::ABSENT;
-    // SAFETY: the export has the ToolFn signature; the argument strings outlive the call; the
-    // returned string is freed once through mcp_free.
-    unsafe {
-        let tool: libloading::Symbol<ToolFn> = fixture
-            .library
-            .get(entry.delphi.export.as_bytes())
-            .expect("tool export");
-        let free: libloading::Symbol<FreeFn> = fixture
-            .library
-            .get(symbols::FREE.as_bytes())
-            .expect("mcp_free");
-        let code = tool(values.as_ptr(), values.len() as i32, &mut out);
-        let decoded = match out.kind {
-            k if k == AbiKind::Absent as i32 => Out::None,
-            k if k == AbiKind::Bool as i32 => Out::Bool(out.bits == 1),
-            k if k == AbiKind::Int as i32 => Out::Int(out.bits as i64),
-            k if k == AbiKind::UInt as i32 => Out::UInt(out.bits),
-            k if k == AbiKind::Double as i32 => Out::Double(f64::from_bits(out.bits)),
-            k if k == AbiKind::String as i32 => {
-                assert!(!out.ptr.is_null(), "strings are never null");
-                let bytes = std::slice::from_raw_parts(out.ptr, out.len as usize);
-                let text = String::from_utf8(bytes.to_vec()).expect("UTF-8 out");
-                free(out.ptr as *mut _);
-                Out::Str(text)
-            }
-            other => panic!("unknown out kind {other}"),
-        };
-        (code, decoded)
-    }
+    fixture().call(name, args)
 }
 
 fn ok(value: Out) -> (i32, Out) {

@@ -1,22 +1,24 @@
 //! The MCP Inspector CLI (`@modelcontextprotocol/inspector@2 --cli`, Node 22) lists and calls
-//! the tools of `delphi-mcp serve` over stdio.
+//! the tools of `delphi-mcp serve` over stdio, on the calc example.
 
 mod runtime_common;
+mod support {
+    pub mod fpc;
+}
 
-use runtime_common::fixture::{fixture_library, fixture_manifest};
 use runtime_common::{inspector, node, server_exe};
 use serde_json::Value;
+use std::path::Path;
 use std::process::{Command, Output};
 
-fn run_inspector(args: &[&str]) -> Output {
+fn run_inspector(library: &Path, args: &[&str]) -> Output {
     let home = tempfile::tempdir().expect("tempdir");
-    let library = fixture_library(&[]);
     Command::new(node())
         .arg(inspector())
         .arg("--cli")
         .arg(server_exe())
         .arg("serve")
-        .arg(&library)
+        .arg(library)
         .args(args)
         // The Inspector keeps a catalog in the home folder; keep it out of the user's.
         .env("HOME", home.path())
@@ -35,43 +37,56 @@ fn json_stdout(output: &Output) -> Value {
     })
 }
 
+fn calc() -> std::path::PathBuf {
+    support::fpc::build_example("calc")
+}
+
 #[test]
-fn inspector_lists_the_tools() {
-    let output = run_inspector(&["--method", "tools/list"]);
+fn inspector_lists_the_calc_tools() {
+    let library = calc();
+    let output = run_inspector(&library, &["--method", "tools/list"]);
     assert!(
         output.status.success(),
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
     let listed = json_stdout(&output);
-    let names: Vec<&str> = listed["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .filter_map(|t| t["name"].as_str())
-        .collect();
-    let manifest: Value =
-        serde_json::from_slice(&std::fs::read(fixture_manifest()).expect("manifest"))
-            .expect("json");
-    for tool in manifest["tools"].as_array().expect("tools") {
-        let name = tool["name"].as_str().expect("name");
-        assert!(names.contains(&name), "{name} not listed: {names:?}");
+    let tools = listed["tools"].as_array().expect("tools");
+    let project = library.parent().and_then(Path::parent).expect("project");
+    let manifest: Value = serde_json::from_slice(
+        &std::fs::read(project.join("generated/tools.json")).expect("manifest"),
+    )
+    .expect("json");
+    for entry in manifest["tools"].as_array().expect("tools") {
+        let tool = tools
+            .iter()
+            .find(|t| t["name"] == entry["name"])
+            .unwrap_or_else(|| panic!("{} not listed", entry["name"]));
+        assert_eq!(tool["description"], entry["description"]);
+        assert_eq!(
+            tool["inputSchema"]["required"],
+            entry["inputSchema"]["required"]
+        );
     }
-    assert!(names.contains(&"mcp_get_version"));
+    assert!(tools.iter().any(|t| t["name"] == "mcp_get_version"));
 }
 
 #[test]
-fn inspector_calls_tools() {
-    let output = run_inspector(&[
-        "--method",
-        "tools/call",
-        "--tool-name",
-        "add",
-        "--tool-arg",
-        "A=2",
-        "--tool-arg",
-        "B=40",
-    ]);
+fn inspector_calls_calc_tools() {
+    let library = calc();
+    let output = run_inspector(
+        &library,
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "calc_add_integers",
+            "--tool-arg",
+            "A=2",
+            "--tool-arg",
+            "B=40",
+        ],
+    );
     assert!(
         output.status.success(),
         "{}",
@@ -79,35 +94,48 @@ fn inspector_calls_tools() {
     );
     assert_eq!(json_stdout(&output)["structuredContent"]["result"], 42);
 
-    let output = run_inspector(&[
-        "--method",
-        "tools/call",
-        "--tool-name",
-        "greet",
-        "--tool-arg",
-        "Name=Zoë",
-    ]);
+    let output = run_inspector(
+        &library,
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "calc_join_with",
+            "--tool-arg",
+            "A=Zoë",
+            "--tool-arg",
+            "B=日本",
+        ],
+    );
     assert!(
         output.status.success(),
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
     let result = json_stdout(&output);
-    assert_eq!(result["structuredContent"]["result"], "Hello, Zoë!");
-    assert_eq!(result["content"][0]["text"], "{\"result\":\"Hello, Zoë!\"}");
+    assert_eq!(result["structuredContent"]["result"], "Zoë,日本");
+    assert_eq!(result["content"][0]["text"], "{\"result\":\"Zoë,日本\"}");
 
     // A Pascal exception is a tool error, which the Inspector reports with a failing status.
-    let output = run_inspector(&[
-        "--method",
-        "tools/call",
-        "--tool-name",
-        "fail",
-        "--tool-arg",
-        "Message=boom",
-    ]);
+    let output = run_inspector(
+        &library,
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "calc_divide",
+            "--tool-arg",
+            "A=1",
+            "--tool-arg",
+            "B=0",
+        ],
+    );
     assert!(!output.status.success());
     let result = json_stdout(&output);
     assert_eq!(result["isError"], true);
     let text = result["content"][0]["text"].as_str().unwrap_or_default();
-    assert!(text.contains("EFixtureError: boom"), "{text}");
+    assert!(
+        text.contains("EDivByZero: cannot divide 1 by zero"),
+        "{text}"
+    );
 }

@@ -3,6 +3,9 @@
 //! writes, clean exit at end of input) and both protocol eras.
 
 mod runtime_common;
+mod support {
+    pub mod fpc;
+}
 
 use runtime_common::fixture::fixture_library;
 use runtime_common::{initialize, meta_2026, server_exe, Server};
@@ -381,5 +384,120 @@ fn several_library_threads_pipeline_requests() {
         .collect();
     seen.sort();
     assert_eq!(seen, (1..=20).collect::<Vec<i64>>());
+    assert!(server.finish().success());
+}
+
+/// The request file of the seed article's "Testing It by Hand", byte for byte.
+const SEED_REQUEST_FILE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/list"}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"installed_delphi_versions","arguments":{}}}
+{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"no_such_tool"}}
+"#;
+
+#[test]
+fn seed_request_file_on_the_delphi_versions_project_folder() {
+    // `serve DIR` builds the project when stale (here it was just built) and serves it.
+    let library = support::fpc::build_example("delphi-versions");
+    let project = library
+        .parent()
+        .and_then(std::path::Path::parent)
+        .expect("project folder");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("requests.txt");
+    std::fs::write(&file, SEED_REQUEST_FILE).expect("write requests");
+    let output = Command::new(server_exe())
+        .arg("serve")
+        .arg(project)
+        .env_remove("BDS")
+        .stdin(std::fs::File::open(&file).expect("open requests"))
+        .output()
+        .expect("run serve");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let answers: Vec<Value> = String::from_utf8(output.stdout)
+        .expect("UTF-8")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("JSON line"))
+        .collect();
+    let ids: Vec<Value> = answers.iter().map(|a| a["id"].clone()).collect();
+    assert_eq!(
+        ids,
+        vec![json!(1), json!(2), json!(3), json!(4)],
+        "one answer per request, in order"
+    );
+    assert_eq!(answers[0]["result"]["protocolVersion"], "2025-06-18");
+    let names: Vec<&str> = answers[1]["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"delphi_version") && names.contains(&"installed_delphi_versions"),
+        "{names:?}"
+    );
+    assert_eq!(answers[2]["result"]["isError"], false, "{}", answers[2]);
+    assert!(answers[2]["result"]["structuredContent"]["result"]
+        .as_str()
+        .is_some_and(|text| text.starts_with("No Delphi installations found")));
+    assert_eq!(answers[3]["error"]["code"], -32602);
+}
+
+#[test]
+fn library_output_on_stdout_goes_to_stderr() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("requests.txt");
+    let requests = [
+        initialize(json!(1), "2025-06-18").to_string(),
+        call(json!(2), "chatty", json!({})).to_string(),
+        call(json!(3), "add", json!({"A": 1, "B": 2})).to_string(),
+    ];
+    std::fs::write(&file, requests.join("\n") + "\n").expect("write");
+    let output = Command::new(server_exe())
+        .arg("serve")
+        .arg(fixture_library(&[]))
+        .args(["--log-level", "error"])
+        .stdin(std::fs::File::open(&file).expect("open"))
+        .output()
+        .expect("run serve");
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8");
+    let ids: Vec<Value> = stdout
+        .lines()
+        .map(|line| {
+            serde_json::from_str::<Value>(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+                ["id"]
+                .clone()
+        })
+        .collect();
+    assert_eq!(ids, vec![json!(1), json!(2), json!(3)]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("noise from Pascal on standard output"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn notifications_before_a_session_do_not_stop_the_server() {
+    let mut server = Server::start(&fixture_library(&[]), &[]);
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let answer = server.request(json!({"jsonrpc": "2.0", "id": 0, "method": "ping"}));
+    assert_eq!(answer["result"], json!({}));
+    // A refused stateless request does not start a session either.
+    let answer = server.request(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    server.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}),
+    );
+    let answer = server.request(initialize(json!(2), "2025-06-18"));
+    assert_eq!(answer["result"]["protocolVersion"], "2025-06-18");
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let answer = server.request(call(json!(3), "add", json!({"A": 1, "B": 2})));
+    assert_eq!(answer["result"]["structuredContent"]["result"], 3);
     assert!(server.finish().success());
 }

@@ -8,6 +8,7 @@
 
 #![warn(missing_docs)]
 
+pub mod builder;
 pub mod manifest;
 pub mod model;
 pub mod pascal;
@@ -18,6 +19,7 @@ pub mod types;
 use delphi_mcp_parser::{Diagnostic, SourceDb};
 use std::collections::BTreeMap;
 
+pub use builder::Builder;
 pub use model::UnitInput;
 
 /// Name of the manifest file `gen` writes.

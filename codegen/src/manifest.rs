@@ -213,13 +213,14 @@ pub enum StringRepr {
     /// `AnsiString` / `AnsiString(N)` in a code page; unrepresentable characters are rejected.
     #[serde(rename_all = "camelCase")]
     Ansi {
-        /// Windows code page number (1252 unless declared).
+        /// Windows code page number as declared; 0 for a plain `AnsiString` (the library's ANSI
+        /// code page at run time, which only the stub knows: it checks representability).
         code_page: u16,
     },
     /// `ShortString` / `String[N]`: at most `max_length` bytes in the code page.
     #[serde(rename_all = "camelCase")]
     Short {
-        /// Windows code page number.
+        /// Windows code page number; 0: the library's ANSI code page (checked by the stub).
         code_page: u16,
     },
 }

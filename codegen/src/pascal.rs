@@ -169,15 +169,22 @@ fn tool_ctx(index: usize, tool: &Tool) -> ToolCtx {
 }
 
 fn manifest_bytes(json: &str) -> String {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
     let bytes = json.as_bytes();
-    let mut out = String::with_capacity(bytes.len() * 5);
+    let mut out = String::with_capacity(bytes.len() * 5 + bytes.len() / 16 * 6);
     for (i, chunk) in bytes.chunks(16).enumerate() {
         if i > 0 {
             out.push_str(",\n");
         }
         out.push_str("    ");
-        let line: Vec<String> = chunk.iter().map(|b| format!("${b:02X}")).collect();
-        out.push_str(&line.join(", "));
+        for (j, b) in chunk.iter().enumerate() {
+            if j > 0 {
+                out.push_str(", ");
+            }
+            out.push('$');
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 15)]));
+        }
     }
     out
 }
@@ -274,6 +281,14 @@ pub fn render_library(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn manifest_bytes_are_hex_lines_of_sixteen() {
+        let text = manifest_bytes(&"A".repeat(17));
+        assert_eq!(text.lines().count(), 2);
+        assert!(text.starts_with("    $41, $41,"));
+        assert!(text.ends_with(",\n    $41"));
+    }
 
     #[test]
     fn pascal_strings_escape_quotes_and_non_ascii() {

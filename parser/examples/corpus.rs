@@ -17,8 +17,9 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
         if p.is_dir() {
             collect(&p, out);
         } else if p.extension().and_then(|x| x.to_str()).is_some_and(|x| {
-            ["pas", "dpr", "dpk", "lpr", "pp", "inc"].contains(&x.to_ascii_lowercase().as_str())
-                && x.to_ascii_lowercase() != "inc"
+            ["pas", "dpr", "dpk", "lpr", "pp"]
+                .iter()
+                .any(|e| x.eq_ignore_ascii_case(e))
         }) {
             out.push(p);
         }

@@ -82,7 +82,7 @@ pub fn parse_loaded(db: &SourceDb, file: FileId, opts: &ParseOptions) -> ParseRe
 /// Bounds the work of one grammar call, so no input can make pest run away.
 fn init_limits() {
     static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| pest::set_call_limit(std::num::NonZeroUsize::new(20_000_000)));
+    ONCE.call_once(|| pest::set_call_limit(std::num::NonZeroUsize::new(50_000_000)));
 }
 
 /// Deepest nesting of routines the driver follows.
@@ -255,15 +255,14 @@ impl<'a> Driver<'a> {
             pest::error::ErrorVariant::ParsingError { positives, .. } => {
                 expected.extend(positives.iter().filter_map(|r| rule_label(*r)));
                 if let Some(attempts) = err.parse_attempts() {
+                    // Structural punctuation is worth naming; keywords and character
+                    // classes are covered by the rule labels.
+                    const PUNCT: &[&str] =
+                        &[";", ":", "=", ",", "(", ")", "[", "]", ".", "..", "<", ">"];
                     for t in attempts.expected_tokens() {
                         let t = t.to_string();
-                        let trivia = ["{", "(*", "//", "\u{feff}", "\u{a0}", "\u{1a}", "\u{c}"];
-                        if t != "BUILTIN_RULE"
-                            && !t.contains("..")
-                            && !t.trim().is_empty()
-                            && !trivia.contains(&t.as_str())
-                        {
-                            expected.push(format!("`{}`", t.to_ascii_lowercase()));
+                        if PUNCT.contains(&t.as_str()) {
+                            expected.push(format!("`{t}`"));
                         }
                     }
                 }
@@ -701,48 +700,12 @@ impl<'a> Driver<'a> {
         result.map(|end| (body_start, end))
     }
 
-    fn body_inner(&mut self, mut pos: usize) -> Result<usize, usize> {
-        loop {
-            pos = scan::skip_trivia(self.bytes(), pos);
-            let t = scan::token_at(self.bytes(), pos);
-            if t.is(self.text, "begin") || t.is(self.text, "asm") {
-                let end = if t.is(self.text, "asm") {
-                    scan::skip_asm(self.text, t.end)
-                } else {
-                    match scan::skip_statements(self.text, t.end, 1) {
-                        StmtEnd::Stop(stop) => Some(stop.end),
-                        StmtEnd::Eof => None,
-                    }
-                };
-                let Some(end) = end else {
-                    self.error_at(
-                        t.start,
-                        t.end,
-                        format!("this `{}` has no matching `end`", t.text(self.text)),
-                    );
-                    return Err(self.recover(t.start, t.end, false));
-                };
-                let semi = self.tok(end);
-                return Ok(if semi.is_punct(self.text, ";") {
-                    semi.end
-                } else {
-                    end
-                });
-            }
-            match self.decl(true, pos) {
-                Some((_, end)) => pos = end.max(pos + 1),
-                None => {
-                    let msg = if t.kind == TokKind::Eof {
-                        "syntax error: unexpected end of file, expected a routine body".to_string()
-                    } else {
-                        format!(
-                            "syntax error: unexpected `{}`, expected `begin` or a local declaration",
-                            shorten(t.text(self.text))
-                        )
-                    };
-                    self.error_at(t.start, t.end, msg);
-                    return Err(self.recover(pos, t.end, false));
-                }
+    fn body_inner(&mut self, pos: usize) -> Result<usize, usize> {
+        match scan::skip_routine_body(self.text, pos, self.nesting) {
+            Ok(end) => Ok(end),
+            Err((start, end, message)) => {
+                self.error_at(start, end, message);
+                Err(self.recover(pos, end, false))
             }
         }
     }
@@ -783,6 +746,18 @@ fn rule_label(rule: Rule) -> Option<String> {
         Rule::prop_spec | Rule::prop_spec_name => "property specifier",
         Rule::call_conv => "calling convention",
         Rule::routine_kind => "`procedure` or `function`",
+        Rule::param_group => "parameter",
+        Rule::const_value => "value",
+        Rule::generic_args => "generic arguments",
+        Rule::type_decl => "type declaration",
+        Rule::const_decl => "constant declaration",
+        Rule::var_decl | Rule::field_decl => "field or variable declaration",
+        Rule::routine_heading | Rule::routine_decl | Rule::method_decl => "routine heading",
+        Rule::property_decl => "property",
+        Rule::uses_clause | Rule::used_unit => "unit name",
+        Rule::enum_member => "enumeration member",
+        Rule::heritage => "ancestor list",
+        Rule::result_type => "result type",
         _ => return None,
     };
     Some(label.to_string())

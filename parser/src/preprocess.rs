@@ -19,7 +19,8 @@
 //!
 //! Problems never stop the scan: an unterminated `{$IF}`, a stray `{$ELSE}`/`{$ENDIF}`, a
 //! malformed expression, an include cycle or include depth over [`MAX_INCLUDE_DEPTH`] are
-//! errors; a missing include file is a warning (real projects often lack their `.inc` files).
+//! errors, and so is going over [`MAX_INCLUDE_EXPANSIONS`]; a missing include file is a
+//! warning (real projects often lack their `.inc` files).
 
 pub mod declared;
 pub mod expr;
@@ -38,6 +39,10 @@ use std::path::PathBuf;
 
 /// Deepest include nesting accepted (Delphi's own limit is similar).
 pub const MAX_INCLUDE_DEPTH: usize = 32;
+
+/// Most include expansions in one preprocessed unit. Files that include others several times
+/// each could otherwise expand exponentially; real units stay far below this.
+pub const MAX_INCLUDE_EXPANSIONS: usize = 10_000;
 
 /// The active text of a file, ready for the grammar.
 #[derive(Debug, Clone)]
@@ -155,6 +160,7 @@ pub fn preprocess(db: &SourceDb, file: FileId, options: &ParseOptions) -> Prepro
         include_stack: Vec::new(),
         decls: None,
         main: file,
+        expansions: 0,
     };
     pp.run_file(file, 0);
     if pp.segments.is_empty() {
@@ -256,6 +262,20 @@ struct Pp<'a> {
     decls: Option<DeclScan>,
     /// The unit being preprocessed.
     main: FileId,
+    /// Include files spliced so far.
+    expansions: usize,
+}
+
+/// A directive as the scan found it.
+struct RawDirective<'t> {
+    /// The text of the file it is in.
+    b: &'t [u8],
+    /// Where it starts (`{` or `(`) in the file.
+    start: usize,
+    /// Just past its closing `}` / `*)` (the end of the file when unterminated).
+    end: usize,
+    /// The text between `{$` / `(*$` and the closing delimiter; `None` when unterminated.
+    body: Option<&'t str>,
 }
 
 /// Where the bytes of the current file go next.
@@ -297,7 +317,13 @@ impl Pp<'_> {
                         Some(end) => (end, Some(&text[i + 2..end - 1])),
                         None => (n, None),
                     };
-                    self.directive(&mut cursor, &mut conds, depth, b, i, end, body);
+                    let raw = RawDirective {
+                        b,
+                        start: i,
+                        end,
+                        body,
+                    };
+                    self.directive(&mut cursor, &mut conds, depth, raw);
                     i = end;
                 }
                 b'{' => i = brace_end(b, i + 1).unwrap_or(n),
@@ -307,7 +333,13 @@ impl Pp<'_> {
                             Some(end) => (end, Some(&text[i + 3..end - 2])),
                             None => (n, None),
                         };
-                        self.directive(&mut cursor, &mut conds, depth, b, i, end, body);
+                        let raw = RawDirective {
+                            b,
+                            start: i,
+                            end,
+                            body,
+                        };
+                        self.directive(&mut cursor, &mut conds, depth, raw);
                         i = end;
                     } else {
                         i = paren_star_end(b, i + 2).unwrap_or(n);
@@ -356,19 +388,20 @@ impl Pp<'_> {
         }
     }
 
-    /// Handles the directive at `b[start..end]` (`b` is the current file's text) whose inner
-    /// text is `body` (`None` when it is not terminated).
-    #[allow(clippy::too_many_arguments)]
+    /// Handles one directive of the current file.
     fn directive(
         &mut self,
         cursor: &mut Cursor,
         conds: &mut Vec<Cond>,
         depth: usize,
-        b: &[u8],
-        start: usize,
-        end: usize,
-        body: Option<&str>,
+        raw: RawDirective<'_>,
     ) {
+        let RawDirective {
+            b,
+            start,
+            end,
+            body,
+        } = raw;
         let active = conds.last().is_none_or(|c| c.active);
         self.emit(b, cursor.emitted, start, active);
         cursor.emitted = end;
@@ -653,6 +686,22 @@ impl Pp<'_> {
             );
             return false;
         }
+        if self.expansions >= MAX_INCLUDE_EXPANSIONS {
+            // Reported once; the includes after it are skipped silently.
+            if self.expansions > MAX_INCLUDE_EXPANSIONS {
+                return false;
+            }
+            self.expansions += 1;
+            self.diagnostics.push(
+                Diagnostic::error(
+                    format!("more than {MAX_INCLUDE_EXPANSIONS} include expansions at `{name}`"),
+                    Some(span),
+                )
+                .with_help("include files that include each other several times multiply"),
+            );
+            return false;
+        }
+        self.expansions += 1;
         let codepage = self.options.codepage;
         let loaded = self
             .db

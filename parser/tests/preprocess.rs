@@ -279,6 +279,20 @@ fn include_cycles_and_depth() {
 }
 
 #[test]
+fn exponential_include_trees_stop_at_the_expansion_limit() {
+    // Each of 20 files includes the next one twice: 2^20 expansions if nothing stopped it.
+    let (db, pp) = run("explode/Explode.pas", &ParseOptions::default());
+    let errors: Vec<String> = pp.diagnostics.iter().map(|d| d.render(&db)).collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("more than 10000 include expansions"),
+        "{}",
+        errors[0]
+    );
+    assert!(pp.text.matches('x').count() <= 10_000);
+}
+
+#[test]
 fn include_files_are_read_once_per_database() {
     let db = SourceDb::new();
     let options = include_options("delphi12-win64");

@@ -152,6 +152,26 @@ fn firemonkey_version_needs_an_fmx_unit() {
 }
 
 #[test]
+fn fpc_mode_directive_defines_its_symbol_only_for_fpc() {
+    let run = |target: &str| {
+        let db = SourceDb::new();
+        let text = "{$MODE DELPHI}{$IFDEF FPC_DELPHI}delphi-mode{$ENDIF}{$IFOPT H+}long{$ENDIF}";
+        let id = source::add_text(&db, Path::new("M.pas"), text.to_string());
+        let options = ParseOptions {
+            target: target.into(),
+            ..ParseOptions::default()
+        };
+        preprocess(&db, id, &options)
+            .text
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(run("fpc-linux64"), "delphi-mode long");
+    assert_eq!(run("delphi12-win64"), "long");
+}
+
+#[test]
 fn malformed_expressions_are_errors() {
     for (condition, message) in [
         ("", "expected an expression"),

@@ -145,6 +145,16 @@ proptest! {
     }
 
     #[test]
+    fn unicode_if_expressions_never_panic(expr in "\\PC{0,40}") {
+        let text = format!("{{$IF {expr}}}x{{$ENDIF}}");
+        let pp = run(&text, "delphi12-win64");
+        // Only an include directive inside could change the length.
+        if !expr.contains('{') && !expr.contains("(*") {
+            prop_assert_eq!(pp.text.len(), text.len());
+        }
+    }
+
+    #[test]
     fn arbitrary_if_expressions_never_panic(expr in "[ -~]{0,80}") {
         let text = format!("{{$IF {expr}}}x{{$ENDIF}}");
         let pp = run(&text, "delphi12-win64");

@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod abi;
+pub mod compose;
 pub mod datetime;
 pub mod dispatch;
 pub mod error;

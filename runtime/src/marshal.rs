@@ -102,13 +102,21 @@ pub fn describe(ty: &ValueType) -> String {
                 }
                 _ => {}
             }
-            if let StringRepr::Ansi { code_page } | StringRepr::Short { code_page } = repr {
-                let _ = write!(text, " in code page {code_page}");
+            match repr {
+                StringRepr::Ansi { code_page: 0 } | StringRepr::Short { code_page: 0 } => {
+                    text.push_str(" in the ANSI code page");
+                }
+                StringRepr::Ansi { code_page } | StringRepr::Short { code_page } => {
+                    let _ = write!(text, " in code page {code_page}");
+                }
+                _ => {}
             }
             text
         }
         ValueType::Char { wide: true } => "exactly one character (one UTF-16 code unit)".into(),
-        ValueType::Char { wide: false } => "exactly one character of code page 1252".into(),
+        ValueType::Char { wide: false } => {
+            "exactly one character (one byte in the ANSI code page)".into()
+        }
         ValueType::DateTime { part } => datetime::expected_form(*part).into(),
         ValueType::Enum { members, .. } => {
             let names: Vec<String> = members.iter().map(|m| format!("\"{}\"", m.name)).collect();
@@ -302,9 +310,13 @@ fn convert(raw: &str, ty: &ValueType) -> Result<ArgValue, String> {
                     }
                 }
                 StringRepr::Ansi { code_page } | StringRepr::Short { code_page } => {
-                    let bytes = encode_lossless(&text, *code_page).map_err(|why| {
-                        format!("expected {}, got {} ({why})", describe(ty), quote(&text))
-                    })?;
+                    // With the library's ANSI code page unknown here, every character
+                    // counts as at least one byte; the stub checks the rest.
+                    let bytes = encode_lossless(&text, *code_page)
+                        .map_err(|why| {
+                            format!("expected {}, got {} ({why})", describe(ty), quote(&text))
+                        })?
+                        .unwrap_or_else(|| text.chars().count());
                     let limit = match repr {
                         StringRepr::Short { .. } => Some(max_length.unwrap_or(255)),
                         _ => *max_length,
@@ -326,7 +338,8 @@ fn convert(raw: &str, ty: &ValueType) -> Result<ArgValue, String> {
             let ok = if *wide {
                 text.encode_utf16().count() == 1
             } else {
-                text.chars().count() == 1 && encode_lossless(&text, 1252) == Ok(1)
+                // One byte in the library's ANSI code page: the stub checks the code page.
+                text.chars().count() == 1
             };
             if ok {
                 Ok(ArgValue::String(text))
@@ -363,16 +376,19 @@ fn string_value(raw: &str, ty: &ValueType) -> Result<String, String> {
     })
 }
 
-/// Byte length of `text` in `code_page`, or why it is not representable there.
-pub fn encode_lossless(text: &str, code_page: u16) -> Result<usize, String> {
-    if code_page == 65001 {
-        return Ok(text.len());
-    }
-    if code_page == 20127 {
-        return match text.chars().find(|c| !c.is_ascii()) {
-            None => Ok(text.len()),
-            Some(c) => Err(format!("{c:?} is not in code page 20127 (ASCII)")),
-        };
+/// Byte length of `text` in `code_page`, or why it is not representable there. `Ok(None)` for
+/// code page 0 (`CP_ACP`, the library's ANSI code page, unknown here: the stub checks it).
+pub fn encode_lossless(text: &str, code_page: u16) -> Result<Option<usize>, String> {
+    let limited = |last: char, name: &str| match text.chars().find(|c| *c > last) {
+        None => Ok(Some(text.chars().count())),
+        Some(c) => Err(format!("{c:?} is not in code page {code_page} ({name})")),
+    };
+    match code_page {
+        0 | 0xFFFF => return Ok(None),
+        65001 => return Ok(Some(text.len())),
+        20127 => return limited('\u{7f}', "ASCII"),
+        28591 => return limited('\u{ff}', "ISO 8859-1"),
+        _ => {}
     }
     let encoding = encoding_for(code_page)
         .ok_or_else(|| format!("code page {code_page} is not supported by delphi-mcp"))?;
@@ -388,7 +404,7 @@ pub fn encode_lossless(text: &str, code_page: u16) -> Result<usize, String> {
         }
     }
     let (bytes, _, _) = encoding.encode(text);
-    Ok(bytes.len())
+    Ok(Some(bytes.len()))
 }
 
 fn encoding_for(code_page: u16) -> Option<&'static encoding_rs::Encoding> {
@@ -573,10 +589,13 @@ mod tests {
 
     #[test]
     fn lossless_code_pages() {
-        assert_eq!(encode_lossless("café", 1252), Ok(4));
-        assert_eq!(encode_lossless("€", 1252), Ok(1));
+        assert_eq!(encode_lossless("café", 1252), Ok(Some(4)));
+        assert_eq!(encode_lossless("€", 1252), Ok(Some(1)));
         assert!(encode_lossless("日本", 1252).is_err());
-        assert_eq!(encode_lossless("日本", 932), Ok(4));
+        assert_eq!(encode_lossless("日本", 932), Ok(Some(4)));
         assert!(encode_lossless("é", 20127).is_err());
+        assert_eq!(encode_lossless("é", 28591), Ok(Some(1)));
+        assert!(encode_lossless("€", 28591).is_err());
+        assert_eq!(encode_lossless("日本", 0), Ok(None));
     }
 }

@@ -1,9 +1,17 @@
-//! `cargo delphi-mcp ...`: cargo passes `delphi-mcp` as the first argument; drop it.
+//! `cargo delphi-mcp ...`: cargo passes `delphi-mcp` as the first argument; drop it. Given no
+//! paths, `manifest`, `gen` and `build` read `[package.metadata.delphi-mcp]` of the package in
+//! the current folder (`docs/rust.md`).
 
 fn main() -> std::process::ExitCode {
     let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args.get(1).is_some_and(|a| a == "delphi-mcp") {
         args.remove(1);
     }
-    delphi_mcp::run(args)
+    match delphi_mcp::cmd::cargo_meta::complete(args) {
+        Ok(args) => delphi_mcp::run(args),
+        Err(report) => {
+            eprintln!("{report:?}");
+            std::process::ExitCode::FAILURE
+        }
+    }
 }

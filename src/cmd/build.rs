@@ -131,22 +131,33 @@ pub fn build_project(
         .and_then(|s| s.to_str())
         .map(str::to_string);
     let units = expand_paths(&[dir.to_path_buf()])?;
-    let name = name.map(str::to_string).or(project_name);
-    let Some((generated, loaded)) = generate(&units, name.as_deref(), source)? else {
+    // The library's name is decided before generating, so the manifest embedded by a first
+    // build (which writes the project file) equals the one of every later build.
+    let unit_stems: Vec<String> = units
+        .iter()
+        .filter_map(|u| u.file_stem().and_then(|s| s.to_str()).map(str::to_string))
+        .collect();
+    let library_name = match (&project_name, name) {
+        (Some(stem), _) => stem.clone(),
+        (None, given) => {
+            let base = identifier(
+                given.unwrap_or_else(|| unit_stems.first().map(String::as_str).unwrap_or("Tools")),
+            );
+            // A library may not share its name with one of its units.
+            if unit_stems.iter().any(|u| u.eq_ignore_ascii_case(&base)) {
+                format!("{base}Lib")
+            } else {
+                base
+            }
+        }
+    };
+    let name = name.unwrap_or(&library_name);
+    let Some((generated, loaded)) = generate(&units, Some(name), source)? else {
         return Err(miette!("code generation failed for {}", dir.display()));
     };
     let generated_dir = dir.join(GENERATED_DIR);
     write_files(&generated_dir, &generated.files)?;
 
-    let mut library_name = identifier(&generated.manifest.name);
-    // A library may not share its name with one of its units.
-    if loaded
-        .units
-        .iter()
-        .any(|(unit, _, _)| unit.name.eq_ignore_ascii_case(&library_name))
-    {
-        library_name.push_str("Lib");
-    }
     let project = match project {
         Some(project) => {
             let text = std::fs::read(&project)
@@ -207,9 +218,22 @@ pub fn build_project(
         }
     }
 
+    // Absolute paths, and the project folder as the working folder: Free Pascal also searches
+    // the working folder for compiled units, and a stale one there must not be picked up.
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let (dir, generated_dir, units_dir, build_dir, library_abs, project) = (
+        absolute(dir),
+        absolute(&generated_dir),
+        absolute(&units_dir),
+        absolute(&build_dir),
+        absolute(&library),
+        absolute(&project),
+    );
     let mut command = Command::new(fpc);
     command
+        .current_dir(&dir)
         .arg("-Mdelphiunicode")
+        .arg("-Cg")
         .arg("-O2")
         .arg("-vew")
         .arg(format!("-Fu{}", dir.display()))
@@ -218,7 +242,7 @@ pub fn build_project(
         .arg(format!("-Fi{}", generated_dir.display()))
         .arg(format!("-FU{}", units_dir.display()))
         .arg(format!("-FE{}", build_dir.display()))
-        .arg(format!("-o{}", library.display()))
+        .arg(format!("-o{}", library_abs.display()))
         .arg(&project);
     for include in &source.include_dirs {
         command.arg(format!("-Fi{}", include.display()));

@@ -214,7 +214,10 @@ fn type_outline(out: &mut String, t: &ast::TypeDecl, depth: usize) {
         TypeDef::Structured(st) => {
             let kind = serde_json::to_value(st.kind)
                 .ok()
-                .and_then(|v| v.as_str().map(|s| s.replace('_', " ")))
+                .and_then(|v| {
+                    v.as_str()
+                        .map(|s| s.replace("disp_", "disp").replace('_', " "))
+                })
                 .unwrap_or_default();
             let ancestors: Vec<&str> = st.ancestors.iter().map(|a| a.text.as_str()).collect();
             let heritage = if ancestors.is_empty() {

@@ -1,5 +1,6 @@
 //! `delphi-mcp serve`: load a library and serve its tools over MCP on stdio.
 
+use crate::cmd::common::SourceArgs;
 use delphi_mcp_runtime::mcp::McpServer;
 use delphi_mcp_runtime::{HostOptions, LibraryDispatch, LibraryHost};
 use miette::IntoDiagnostic;
@@ -10,8 +11,10 @@ use std::sync::Arc;
 /// Arguments of `delphi-mcp serve`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The library built with the generated stubs (`.so`, `.dll`, `.dylib`), or a project folder.
-    pub target: PathBuf,
+    /// The library built with the generated stubs (`.so`, `.dll`, `.dylib`), or a project
+    /// folder (built first with `delphi-mcp build` when its library is missing or stale).
+    #[arg(value_name = "TARGET")]
+    pub path: PathBuf,
     /// Tool manifest to use; when the library embeds one too, both must agree.
     #[arg(long, value_name = "FILE")]
     pub manifest: Option<PathBuf>,
@@ -25,6 +28,12 @@ pub struct Args {
     /// 1); answers may then come out of request order.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub threads: usize,
+    /// The Free Pascal compiler used to build a project folder.
+    #[arg(long, value_name = "FPC", default_value = "fpc")]
+    pub fpc: String,
+    /// How to read the units of a project folder.
+    #[command(flatten)]
+    pub source: SourceArgs,
     /// Serve Streamable HTTP instead of stdio, on ADDR (default 127.0.0.1:8765; `PORT`,
     /// `IP`, `IP:PORT`, `localhost:PORT`; port 0 picks a free port). The endpoint is /mcp,
     /// the status page /.
@@ -69,13 +78,12 @@ fn init_logging(level: &str) -> miette::Result<()> {
     Ok(())
 }
 
-/// Finds the library to serve for `target`.
-fn library_for(target: &std::path::Path) -> miette::Result<PathBuf> {
+/// Finds the library to serve: the file itself, or a project folder built (when stale) first.
+fn library_for(args: &Args) -> miette::Result<PathBuf> {
+    let target = &args.path;
     if target.is_dir() {
-        return Err(miette::miette!(
-            "{} is a folder; serving a project folder needs `delphi-mcp build`, which this build does not have yet. Pass the compiled library file instead",
-            target.display()
-        ));
+        // Build notes go to stderr; stdout stays free for the protocol.
+        return crate::cmd::build::build_project(target, None, &args.source, &args.fpc);
     }
     if !target.exists() {
         return Err(miette::miette!("{} does not exist", target.display()));
@@ -86,7 +94,9 @@ fn library_for(target: &std::path::Path) -> miette::Result<PathBuf> {
 /// Runs the command.
 pub fn run(args: Args) -> miette::Result<ExitCode> {
     init_logging(&args.log_level)?;
-    let library = library_for(&args.target)?;
+    let library = library_for(&args)?;
+    // Before the library loads: from here on, anything written to fd 1 goes to stderr.
+    let output = delphi_mcp_runtime::stdio::take_protocol_stdout().into_diagnostic()?;
     let options = HostOptions {
         manifest_file: args.manifest.clone(),
         threads: args.threads,
@@ -102,7 +112,7 @@ pub fn run(args: Args) -> miette::Result<ExitCode> {
         "serving MCP on stdio"
     );
     let sequential = host.threads() == 1;
-    delphi_mcp_runtime::stdio::serve_stdio(McpServer::new(Arc::new(dispatch)), sequential)
+    delphi_mcp_runtime::stdio::serve_stdio(McpServer::new(Arc::new(dispatch)), sequential, output)
         .into_diagnostic()?;
     Ok(ExitCode::SUCCESS)
 }

@@ -101,7 +101,7 @@ function __McpModuleNotOpen(Res: __PMcpAbiValue; const Resolver: string): Int32;
 implementation
 
 type
-  __TMcpBytes = array[0..MaxInt - 1] of Byte;
+  __TMcpBytes = array[0..MaxInt div 2] of Byte;
   __PMcpBytes = ^__TMcpBytes;
 
 {$IFDEF MCP_SIGNALS}
@@ -218,7 +218,7 @@ end;
 
 procedure __McpInstallSignals;
 var
-  Act, Cur: __TMcpSigAction;
+  Act: __TMcpSigAction;
 begin
   if __McpSignalsInstalled then
     Exit;
@@ -230,9 +230,6 @@ begin
   __mcp_sigaction(__MCP_SIGSEGV, @Act, @__McpOldSegv);
   __mcp_sigaction(__MCP_SIGFPE, @Act, @__McpOldFpe);
   __mcp_sigaction(__MCP_SIGBUS, @Act, @__McpOldBus);
-  { Read back: SA_ONSTACK must have survived (FPC's own FpSigAction would have dropped it). }
-  FillChar(Cur, SizeOf(Cur), 0);
-  __mcp_sigaction(__MCP_SIGSEGV, nil, @Cur);
   __McpSignalsInstalled := True;
 end;
 {$ENDIF}

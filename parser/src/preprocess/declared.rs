@@ -6,7 +6,7 @@
 //!   identifier at the start of a declaration followed by `=`, `:`, `,` or `<`), including
 //!   fields and nested declarations, since sections are not tracked through `end`;
 //! - routine names after `procedure`, `function`, `constructor`, `destructor`, `operator`
-//!   (both parts of `TFoo.Bar`);
+//!   (for a method body `TFoo.Bar` only `TFoo`, as methods are not in scope at unit level);
 //! - for `const Name = literal;` (and typed `const Name: T = literal;`) the literal's value, so
 //!   `{$IF MyVersion >= 3}` can compare it; `-` before a number is understood.
 //!
@@ -101,11 +101,13 @@ impl DeclScan {
                 }
                 b'/' if out.get(i + 1) == Some(&b'/') => i = line_end(out, i),
                 b'\'' | b'#' => {
+                    // The text matters only as the value of a constant being declared.
+                    let keep = self.const_name.is_some();
                     let mut text = String::new();
                     while i < n && (out[i] == b'\'' || out[i] == b'#') {
                         if out[i] == b'\'' {
                             let end = skip_string(out, i);
-                            if end > i + 1 && out[end - 1] == b'\'' {
+                            if keep && end > i + 1 && out[end - 1] == b'\'' {
                                 text.push_str(
                                     &String::from_utf8_lossy(&out[i + 1..end - 1])
                                         .replace("''", "'"),
@@ -148,12 +150,7 @@ impl DeclScan {
                     while i < n && is_ident_byte(out[i]) {
                         i += 1;
                     }
-                    let word = String::from_utf8_lossy(&out[start..i]).to_ascii_lowercase();
-                    if c == b'&' {
-                        self.identifier(word, false);
-                    } else {
-                        self.identifier(word, true);
-                    }
+                    self.identifier(&out[start..i], c != b'&');
                 }
                 _ => {
                     i += 1;
@@ -179,17 +176,27 @@ impl DeclScan {
         }
     }
 
-    fn identifier(&mut self, word: String, may_be_keyword: bool) {
-        if self.in_uses && word == "fmx" {
+    fn identifier(&mut self, bytes: &[u8], may_be_keyword: bool) {
+        // Keywords are matched in a stack buffer: no allocation for the common words.
+        let mut buffer = [0u8; 16];
+        let short = bytes.len() <= buffer.len();
+        let lower: &str = if short {
+            buffer[..bytes.len()].copy_from_slice(bytes);
+            buffer[..bytes.len()].make_ascii_lowercase();
+            std::str::from_utf8(&buffer[..bytes.len()]).unwrap_or("")
+        } else {
+            ""
+        };
+        if self.in_uses && lower == "fmx" {
             self.uses_fmx = true;
         }
-        if may_be_keyword && word == "uses" {
+        if may_be_keyword && lower == "uses" {
             self.start_section(Section::None);
             self.in_uses = true;
             return;
         }
         if may_be_keyword {
-            match word.as_str() {
+            match lower {
                 "const" | "resourcestring" => return self.start_section(Section::Const),
                 "type" | "var" | "threadvar" => return self.start_section(Section::Other),
                 "procedure" | "function" | "constructor" | "destructor" | "operator" => {
@@ -208,13 +215,14 @@ impl DeclScan {
                     return;
                 }
                 "true" | "false" => {
-                    return self.value_token(Value::Bool(word == "true"));
+                    return self.value_token(Value::Bool(lower == "true"));
                 }
                 _ => {}
             }
         }
+        let word = || String::from_utf8_lossy(bytes).to_ascii_lowercase();
         if self.routine_name_next {
-            self.declare(word);
+            self.declare(word());
             self.routine_name_next = false;
             return;
         }
@@ -223,7 +231,7 @@ impl DeclScan {
             self.const_value.push(Value::Unknown);
         }
         if self.at_decl_start && self.paren_depth == 0 {
-            self.pending = Some(word);
+            self.pending = Some(word());
             self.at_decl_start = false;
         } else {
             self.pending = None;
@@ -244,9 +252,6 @@ impl DeclScan {
             b'(' | b'[' => self.paren_depth += 1,
             b')' | b']' => self.paren_depth = self.paren_depth.saturating_sub(1),
             _ => {}
-        }
-        if self.routine_name_next && c == b'.' {
-            return;
         }
         if self.paren_depth > 0 && c != b'(' && c != b'[' {
             return;

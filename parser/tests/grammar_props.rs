@@ -1,0 +1,180 @@
+//! No input may panic or hang the parser: random bytes, random token soup and mutated
+//! fixture units. (No time budget is asserted; a hang would stall the test run.)
+
+use delphi_mcp_parser::{parse_text, ParseOptions, SourceDb};
+use proptest::prelude::*;
+use std::path::Path;
+
+const TOKENS: &[&str] = &[
+    "unit",
+    "interface",
+    "implementation",
+    "end",
+    "end.",
+    "begin",
+    "type",
+    "const",
+    "var",
+    "class",
+    "record",
+    "procedure",
+    "function",
+    "property",
+    "case",
+    "of",
+    "try",
+    "asm",
+    "(",
+    ")",
+    "[",
+    "]",
+    ";",
+    ":",
+    "=",
+    ",",
+    ".",
+    "..",
+    "<",
+    ">",
+    "^",
+    "@",
+    "'",
+    "''",
+    "'''",
+    "'''\n",
+    "{",
+    "}",
+    "(*",
+    "*)",
+    "//",
+    "\n",
+    " ",
+    "X",
+    "TFoo",
+    "Integer",
+    "string",
+    "array",
+    "set",
+    "#13",
+    "$FF",
+    "%1",
+    "&end",
+    "1.5e3",
+    "[McpTool('x')]",
+    "///",
+    "<summary>",
+    "initialization",
+    "finalization",
+    "uses",
+    "in",
+    "out",
+    "const [ref]",
+    "reference to",
+    "of object",
+    "helper",
+    "for",
+    "strict",
+    "private",
+    "public",
+    "published",
+    "default",
+    "read",
+    "write",
+    "cdecl",
+    "external",
+    "forward",
+    "overload",
+    "generic",
+    "operator",
+    "label",
+    "exports",
+    "program",
+];
+
+fn fixtures() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/units");
+    let mut out: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+fn parse(text: &str) {
+    let db = SourceDb::new();
+    let result = parse_text(&db, Path::new("Fuzz.pas"), text, &ParseOptions::default());
+    // every diagnostic must render (spans inside the text)
+    for d in &result.diagnostics {
+        let _ = d.render(&db);
+    }
+    assert!(result.unit.is_some());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..2000)) {
+        parse(&String::from_utf8_lossy(&bytes));
+    }
+
+    #[test]
+    fn token_soup_never_panics(tokens in proptest::collection::vec(0..TOKENS.len(), 0..400)) {
+        let text: Vec<&str> = tokens.iter().map(|&i| TOKENS[i]).collect();
+        parse(&text.join(" "));
+    }
+
+    #[test]
+    fn mutated_fixtures_never_panic(
+        which in 0usize..16,
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), 0..TOKENS.len(), 0u8..3), 1..12),
+    ) {
+        let all = fixtures();
+        prop_assume!(!all.is_empty());
+        let mut text = all[which % all.len()].clone();
+        for (at, token, kind) in edits {
+            let mut pos = at.index(text.len() + 1);
+            while !text.is_char_boundary(pos) {
+                pos -= 1;
+            }
+            match kind {
+                0 => text.insert_str(pos, TOKENS[token]),
+                1 => {
+                    let mut end = (pos + 1 + token % 20).min(text.len());
+                    while !text.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    text.replace_range(pos..end, "");
+                }
+                _ => text.truncate(pos),
+            }
+        }
+        parse(&text);
+    }
+}
+
+#[test]
+fn deep_nesting_does_not_overflow() {
+    let deep = format!(
+        "unit D; interface const X = {}1{}; type T = {}; implementation end.",
+        "(".repeat(1_000),
+        ")".repeat(1_000),
+        "array of ".repeat(300) + "Integer"
+    );
+    parse(&deep);
+    let blocks = format!(
+        "unit D; interface implementation procedure P; begin {} end; end.",
+        "begin ".repeat(20_000)
+    );
+    parse(&blocks);
+    let nested = format!(
+        "unit D; interface implementation {} begin end; end.",
+        "procedure P; ".repeat(500)
+    );
+    parse(&nested);
+}

@@ -1,0 +1,184 @@
+//! The `manifest`, `gen` and `build` commands as users run them: exit codes, stdout/stderr,
+//! `--check`, writing only what changed, rebuilding only when a unit changed.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn delphi_mcp(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_delphi-mcp"))
+        .args(args)
+        .output()
+        .expect("run delphi-mcp")
+}
+
+fn temp_project(units: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix("gen-cli")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .expect("temp dir");
+    for (name, text) in units {
+        std::fs::write(dir.path().join(name), text).expect("write unit");
+    }
+    dir
+}
+
+const GOOD: &str = "unit Good;\n\ninterface\n\n{$IFNDEF FPC}[McpTool('add', 'Adds.')]{$ENDIF}\nfunction Add(A, B: Integer): Integer;\n\nimplementation\n\nfunction Add(A, B: Integer): Integer;\nbegin\n  Result := A + B;\nend;\n\nend.\n";
+const BAD: &str = "unit Bad;\n\ninterface\n\n/// <summary>Bad.</summary>\n[McpTool]\nprocedure P(var X: Integer);\n/// <summary>Worse.</summary>\n[McpTool('not valid')]\nprocedure Q;\n\nimplementation\n\nprocedure P(var X: Integer);\nbegin\nend;\n\nprocedure Q;\nbegin\nend;\n\nend.\n";
+
+fn s(text: &str) -> &std::ffi::OsStr {
+    std::ffi::OsStr::new(text)
+}
+
+#[test]
+fn manifest_goes_to_stdout_or_a_file() {
+    let project = temp_project(&[("Good.pas", GOOD)]);
+    let unit = project.path().join("Good.pas");
+    let out = delphi_mcp(&[s("manifest"), unit.as_os_str()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let manifest: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    assert_eq!(manifest["tools"][0]["name"], "add");
+    assert_eq!(manifest["name"], "Good");
+    let file = project.path().join("tools.json");
+    let out = delphi_mcp(&[s("manifest"), unit.as_os_str(), s("-o"), file.as_os_str()]);
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty());
+    let written = std::fs::read(&file).expect("tools.json written");
+    let from_stdout = delphi_mcp(&[s("manifest"), unit.as_os_str()]).stdout;
+    assert_eq!(written, from_stdout);
+}
+
+#[test]
+fn errors_are_all_reported_on_stderr_with_exit_1() {
+    let project = temp_project(&[("Bad.pas", BAD)]);
+    let out = delphi_mcp(&[s("manifest"), project.path().as_os_str()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "nothing on stdout on error");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("Bad.pas:7:13"), "{stderr}");
+    assert!(stderr.contains("`var` parameter"), "{stderr}");
+    assert!(
+        stderr.contains("`not valid` is not a valid tool name"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("2 errors found"), "{stderr}");
+}
+
+#[test]
+fn gen_writes_then_check_passes_then_detects_a_change() {
+    let project = temp_project(&[("Good.pas", GOOD)]);
+    let out_dir = project.path().join("generated");
+    let gen = |extra: &[&str]| {
+        let mut args = vec![
+            s("gen"),
+            project.path().as_os_str(),
+            s("--out"),
+            out_dir.as_os_str(),
+        ];
+        args.extend(extra.iter().map(|a| s(a)));
+        delphi_mcp(&args)
+    };
+    let out = gen(&["--check"]);
+    assert_eq!(out.status.code(), Some(1), "missing files are a change");
+    assert!(!out_dir.exists(), "--check writes nothing");
+    let out = gen(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for file in [
+        "tools.json",
+        "McpExports.pas",
+        "McpExports.inc",
+        "McpRuntime.pas",
+        "McpAttributes.pas",
+    ] {
+        assert!(out_dir.join(file).is_file(), "{file}");
+    }
+    let stamp = |p: &Path| {
+        std::fs::metadata(p)
+            .and_then(|m| m.modified())
+            .expect("mtime")
+    };
+    let before = stamp(&out_dir.join("McpExports.pas"));
+    assert!(gen(&["--check"]).status.success());
+    assert!(gen(&[]).status.success());
+    assert_eq!(
+        stamp(&out_dir.join("McpExports.pas")),
+        before,
+        "unchanged files are not rewritten"
+    );
+
+    std::fs::write(
+        project.path().join("Good.pas"),
+        GOOD.replace("Adds.", "Adds two numbers."),
+    )
+    .expect("edit");
+    let out = gen(&["--check"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("would change:") && stderr.contains("tools.json"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("McpExports.pas"), "{stderr}");
+    assert!(!stderr.contains("McpRuntime.pas"), "{stderr}");
+}
+
+fn last_line(out: &Output) -> PathBuf {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    PathBuf::from(stdout.lines().last().unwrap_or_default())
+}
+
+#[test]
+fn build_generates_a_project_compiles_and_rebuilds_only_on_change() {
+    let project = temp_project(&[("Good.pas", GOOD)]);
+    let out = delphi_mcp(&[s("build"), project.path().as_os_str()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let library = last_line(&out);
+    assert!(library.is_file(), "{}", library.display());
+    assert!(
+        project.path().join("GoodLib.dpr").is_file(),
+        "a project file is generated"
+    );
+
+    let again = delphi_mcp(&[s("build"), project.path().as_os_str()]);
+    assert!(again.status.success());
+    assert_eq!(last_line(&again), library);
+    assert!(String::from_utf8_lossy(&again.stderr).contains("up to date"));
+
+    // A changed unit compiles again (the mtime must move past the library's).
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    let unit = std::fs::File::options()
+        .write(true)
+        .open(project.path().join("Good.pas"))
+        .expect("open unit");
+    unit.set_modified(later).expect("touch");
+    let rebuilt = delphi_mcp(&[s("build"), project.path().as_os_str()]);
+    assert!(rebuilt.status.success());
+    let stderr = String::from_utf8_lossy(&rebuilt.stderr);
+    assert!(stderr.contains("compiling"), "{stderr}");
+}
+
+#[test]
+fn build_warns_when_an_existing_project_lacks_the_exports() {
+    let project = temp_project(&[
+        ("Good.pas", GOOD),
+        (
+            "Mine.dpr",
+            "library Mine;\n{$IFDEF FPC}{$MODE DELPHIUNICODE}{$ENDIF}\nuses\n  {$IFDEF UNIX}cthreads,{$ENDIF} Good;\nbegin\nend.\n",
+        ),
+    ]);
+    let out = delphi_mcp(&[s("build"), project.path().as_os_str()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("does not include the exports"), "{stderr}");
+    assert!(stderr.contains("Mine.dpr"), "{stderr}");
+}
