@@ -154,9 +154,19 @@ async fn main() {
     latencies.sort_unstable();
     let answered = latencies.len();
     let lost = calls.saturating_sub(answered);
-    println!("calls: {calls} over {connections} connections in {:.3} s", elapsed.as_secs_f64());
-    println!("answered: {answered}, right: {}, wrong: {}, lost: {lost}", answered - wrong.len(), wrong.len());
-    println!("throughput: {:.0} req/s", answered as f64 / elapsed.as_secs_f64());
+    println!(
+        "calls: {calls} over {connections} connections in {:.3} s",
+        elapsed.as_secs_f64()
+    );
+    println!(
+        "answered: {answered}, right: {}, wrong: {}, lost: {lost}",
+        answered - wrong.len(),
+        wrong.len()
+    );
+    println!(
+        "throughput: {:.0} req/s",
+        answered as f64 / elapsed.as_secs_f64()
+    );
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     println!(
         "latency ms: p50 {:.2}  p90 {:.2}  p99 {:.2}  max {:.2}",
