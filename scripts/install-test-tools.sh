@@ -53,3 +53,21 @@ if [ ! -x .tools/node/node_modules/.bin/mcp-inspector ] || [ ! -x .tools/node/no
   npm install --prefix .tools/node --no-audit --no-fund --loglevel=error node@22 '@modelcontextprotocol/inspector@2'
 fi
 echo "node $(.tools/node/node_modules/node/bin/node --version)" >&2
+
+# The official MCP conformance suite, two versions side by side (tests/http_conformance.rs):
+# 0.1.16 tests the 2025 eras, 0.2.0-alpha.12 tests 2026-07-28.
+for version in 0.1.16 0.2.0-alpha.12; do
+  folder=.tools/conformance-$version
+  if [ ! -f "$folder/node_modules/@modelcontextprotocol/conformance/dist/index.js" ]; then
+    echo "installing @modelcontextprotocol/conformance@$version into $folder" >&2
+    mkdir -p "$folder"
+    [ -f "$folder/package.json" ] || echo '{"name":"delphi-mcp-conformance","private":true}' > "$folder/package.json"
+    npm install --prefix "$folder" --no-audit --no-fund --loglevel=error "@modelcontextprotocol/conformance@$version"
+  fi
+done
+
+# Headless Chromium for the status-page test (tests/http_browser.rs).
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+  echo "installing chromium" >&2
+  apt_install chromium
+fi

@@ -14,8 +14,10 @@ pub mod datetime;
 pub mod dispatch;
 pub mod error;
 pub mod host;
+pub mod http;
 pub mod marshal;
 pub mod mcp;
+pub mod status;
 pub mod stdio;
 
 pub use dispatch::{Dispatch, LibraryDispatch};

@@ -126,11 +126,21 @@ impl ServerHandler for McpServer {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, McpError> {
         // rmcp reads a standard method whose params do not fit its schema as a custom request
         // (e.g. `tools/call` with array `arguments`): that is invalid params, not an unknown method.
-        if STANDARD_METHODS.contains(&request.method.as_str()) {
+        // `initialize` and `ping` do not exist in the stateless era: a request carrying the
+        // 2026-07-28 `_meta` gets "method not found" (HTTP 404 from rmcp), as the spec says.
+        let stateless_era = [
+            rmcp::model::GetMeta::get_meta(&request).protocol_version(),
+            context.meta.protocol_version(),
+        ]
+        .into_iter()
+        .flatten()
+        .any(|version| version.as_str() >= "2026-07-28");
+        let removed = matches!(request.method.as_str(), "initialize" | "ping");
+        if STANDARD_METHODS.contains(&request.method.as_str()) && !(stateless_era && removed) {
             return Err(McpError::invalid_params(
                 format!(
                     "Invalid params for {}: they do not match the MCP schema (tools/call needs a string `name` and an object `arguments`)",
@@ -155,7 +165,12 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let raw = match context.extensions.get::<RawArguments>() {
+        // Over HTTP, rmcp attaches the HTTP request parts; the transport put the raw text there.
+        let from_http = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<RawArguments>());
+        let raw = match context.extensions.get::<RawArguments>().or(from_http) {
             Some(RawArguments(text)) => Some(text.to_string()),
             None => request
                 .arguments

@@ -34,6 +34,31 @@ pub struct Args {
     /// How to read the units of a project folder.
     #[command(flatten)]
     pub source: SourceArgs,
+    /// Serve Streamable HTTP instead of stdio, on ADDR (default 127.0.0.1:8765; `PORT`,
+    /// `IP`, `IP:PORT`, `localhost:PORT`; port 0 picks a free port). The endpoint is /mcp,
+    /// the status page /.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8765")]
+    pub http: Option<String>,
+    /// HTTP: file holding the Bearer token; created with a new token (mode 0600) when absent.
+    /// Without it the token comes from DELPHI_MCP_TOKEN or is generated at each start.
+    #[arg(long, value_name = "PATH", requires = "http")]
+    pub token_file: Option<PathBuf>,
+    /// HTTP: no authentication. Only allowed on a loopback address.
+    #[arg(long, requires = "http", conflicts_with = "token_file")]
+    pub no_auth: bool,
+    /// HTTP: also accept requests from this browser origin (scheme://host[:port], or null);
+    /// repeatable. The server's own origin is always accepted.
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    pub allow_origin: Vec<String>,
+    /// HTTP: largest request body in bytes (larger bodies get 413).
+    #[arg(long, value_name = "BYTES", default_value_t = delphi_mcp_runtime::http::DEFAULT_MAX_BODY)]
+    pub max_body: usize,
+    /// HTTP: request timeout in seconds (0: none); a request running longer gets 504.
+    #[arg(long, value_name = "SECS", default_value_t = delphi_mcp_runtime::http::DEFAULT_TIMEOUT.as_secs())]
+    pub timeout: u64,
+    /// HTTP: requests in progress at most; more get 503 with a JSON-RPC "busy" error.
+    #[arg(long, value_name = "N", default_value_t = delphi_mcp_runtime::http::DEFAULT_MAX_CONCURRENT)]
+    pub max_concurrent: usize,
 }
 
 /// Sets up `tracing` on stderr; stdout carries protocol only.
@@ -78,6 +103,9 @@ pub fn run(args: Args) -> miette::Result<ExitCode> {
     };
     let host = Arc::new(LibraryHost::open(&library, &options).into_diagnostic()?);
     let dispatch = LibraryDispatch::new(Arc::clone(&host), args.name.clone());
+    if let Some(addr) = &args.http {
+        return serve_http(&args, addr, &host, dispatch);
+    }
     tracing::info!(
         library = %host.path().display(),
         tools = host.manifest().tools.len(),
@@ -86,5 +114,42 @@ pub fn run(args: Args) -> miette::Result<ExitCode> {
     let sequential = host.threads() == 1;
     delphi_mcp_runtime::stdio::serve_stdio(McpServer::new(Arc::new(dispatch)), sequential, output)
         .into_diagnostic()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Serves `dispatch` over Streamable HTTP (`--http`).
+fn serve_http(
+    args: &Args,
+    addr: &str,
+    host: &LibraryHost,
+    dispatch: LibraryDispatch,
+) -> miette::Result<ExitCode> {
+    use delphi_mcp_runtime::http;
+    let options = http::HttpOptions {
+        addr: http::parse_addr(addr).into_diagnostic()?,
+        auth: if args.no_auth {
+            http::AuthMode::None
+        } else {
+            http::AuthMode::Token {
+                token_file: args.token_file.clone(),
+            }
+        },
+        allowed_origins: args.allow_origin.clone(),
+        max_body: args.max_body,
+        timeout: (args.timeout > 0).then(|| std::time::Duration::from_secs(args.timeout)),
+        max_concurrent: args.max_concurrent,
+    };
+    let library = http::LibraryInfo {
+        path: host.path().display().to_string(),
+        abi_version: delphi_mcp_runtime::abi::ABI_VERSION,
+        manifest_sha256: host.manifest_sha256().to_string(),
+        threads: host.threads(),
+    };
+    tracing::info!(
+        library = %host.path().display(),
+        tools = host.manifest().tools.len(),
+        "serving MCP over HTTP"
+    );
+    http::serve_http(Arc::new(dispatch), Some(library), options).into_diagnostic()?;
     Ok(ExitCode::SUCCESS)
 }
