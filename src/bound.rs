@@ -228,7 +228,9 @@ integer_results!(i8, u8, i16, u16, i32, u32, i64, u64);
 
 impl FromResult for f64 {
     fn from_result(tool: &str, value: Value) -> Result<Self, ToolError> {
-        value.as_f64().ok_or_else(|| wrong(tool, &value, "a number"))
+        value
+            .as_f64()
+            .ok_or_else(|| wrong(tool, &value, "a number"))
     }
 }
 
@@ -244,7 +246,9 @@ impl FromResult for f32 {
 
 impl FromResult for bool {
     fn from_result(tool: &str, value: Value) -> Result<Self, ToolError> {
-        value.as_bool().ok_or_else(|| wrong(tool, &value, "a boolean"))
+        value
+            .as_bool()
+            .ok_or_else(|| wrong(tool, &value, "a boolean"))
     }
 }
 

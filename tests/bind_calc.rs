@@ -49,9 +49,23 @@ fn calls_every_kind_of_tool() {
     assert_eq!(calc.calc_max_unsigned(u64::MAX, 7), Ok(u64::MAX));
     assert_eq!(calc.calc_negate(-5), Ok(5));
     let sum: i64 = calc
-        .calc_sum_integers(-128i8, 255u8, -1i16, 65535u16, 1i32, 4_000_000_000u32, 2i32, 3u32, 4i32, 5u32)
+        .calc_sum_integers(
+            -128i8,
+            255u8,
+            -1i16,
+            65535u16,
+            1i32,
+            4_000_000_000u32,
+            2i32,
+            3u32,
+            4i32,
+            5u32,
+        )
         .expect("sum");
-    assert_eq!(sum, -128 + 255 - 1 + 65535 + 1 + 4_000_000_000 + 2 + 3 + 4 + 5);
+    assert_eq!(
+        sum,
+        -128 + 255 - 1 + 65535 + 1 + 4_000_000_000 + 2 + 3 + 4 + 5
+    );
     assert_eq!(calc.calc_average(1.0f32, 2.0, 3.0, 6.0), Ok(3.0));
     assert_eq!(calc.calc_percent_of(200.0, 50u8), Ok(100.0));
     assert_eq!(calc.calc_is_positive(0.0, None), Ok(false));
@@ -59,8 +73,14 @@ fn calls_every_kind_of_tool() {
     assert_eq!(calc.calc_repeat_text("ab", 3), Ok("ababab".to_string()));
     assert_eq!(calc.calc_first_char("żółw"), Ok("ż".to_string()));
     assert_eq!(calc.calc_join_with("a", "b", None), Ok("a,b".to_string()));
-    assert_eq!(calc.calc_join_with("a", "b", Some(";")), Ok("a;b".to_string()));
-    assert_eq!(calc.calc_add_days("2024-02-28", 1), Ok("2024-02-29".to_string()));
+    assert_eq!(
+        calc.calc_join_with("a", "b", Some(";")),
+        Ok("a;b".to_string())
+    );
+    assert_eq!(
+        calc.calc_add_days("2024-02-28", 1),
+        Ok("2024-02-29".to_string())
+    );
     assert_eq!(calc.calc_round_value(2.4, Some("rmUp")), Ok(3.0));
     assert_eq!(calc.calc_round_value(2.6, Some("rmDown")), Ok(2.0));
     calc.calc_store_memory(12.34).expect("store");
