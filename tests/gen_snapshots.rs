@@ -203,3 +203,41 @@ fn the_manifest_is_deterministic() {
         .collect();
     assert_eq!(names, ["alpha", "zed"]);
 }
+
+#[test]
+fn parameter_level_nil_leaves_the_schema_and_the_abi() {
+    let text = unit(
+        "",
+        "/// Logs.\n[McpTool]\nprocedure Log(Text: string; [McpNil] Sender: TObject; Count: Integer = 1);\n",
+    );
+    let (diagnostics, generated) = run(&text);
+    assert!(diagnostics.is_empty(), "{diagnostics}");
+    let generated = generated.expect("generated");
+    let tool = &generated.manifest.tools[0];
+    let params: Vec<&str> = tool.delphi.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(params, ["Text", "Count"]);
+    assert!(tool.input_schema["properties"].get("Sender").is_none());
+    assert!(generated.files["McpExports.pas"].contains("Fixture.Log(__McpA0, nil, __McpA2)"));
+}
+
+#[test]
+fn an_inherited_tool_is_exposed_by_every_instance_class() {
+    let text = "unit Fixture;\n\ninterface\n\ntype\n\
+        TBase = class\n  public\n    /// Pings.\n    [McpTool]\n    function Ping: string;\n  end;\n\
+        [McpInstance('FirstObject', 'first_')]\n  TFirst = class(TBase)\n  end;\n\
+        [McpInstance('SecondObject', 'second_')]\n  TSecond = class(TFirst)\n  end;\n\n\
+        function FirstObject: TFirst;\nfunction SecondObject: TSecond;\n\nimplementation\n\nend.\n";
+    let (diagnostics, generated) = run(text);
+    assert!(diagnostics.is_empty(), "{diagnostics}");
+    let generated = generated.expect("generated");
+    let names: Vec<&str> = generated
+        .manifest
+        .tools
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(names, ["first_ping", "second_ping"]);
+    let stubs = &generated.files["McpExports.pas"];
+    assert!(stubs.contains("__McpObj: Fixture.TSecond;"), "{stubs}");
+    assert!(stubs.contains("__McpObj := SecondObject;"));
+}

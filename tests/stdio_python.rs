@@ -1,5 +1,5 @@
 //! The official Python MCP SDK client drives `delphi-mcp serve` over stdio in both eras, on the
-//! calc example (built by the code generator and Free Pascal), on the generated ABI fixture
+//! calc and delphi-versions examples (built by the code generator and Free Pascal), on the generated ABI fixture
 //! (Pascal faults: nil dereference, division by zero, NaN) and on the hand-written ABI library:
 //! lists the tools (checked against the manifest), calls every tool, every rejection rule the
 //! SDK can send (duplicate keys cannot be sent from a Python dict: `stdio_raw` covers them),
@@ -72,6 +72,20 @@ fn calc_example_stateless_era() {
         "2026-07-28",
         "all",
     );
+}
+
+#[test]
+fn delphi_versions_example_both_eras() {
+    let library = support::fpc::build_example("delphi-versions");
+    for mode in ["legacy", "2026-07-28"] {
+        run_client(
+            &library,
+            &generated_manifest(&library),
+            "delphi_versions_cases.json",
+            mode,
+            "all",
+        );
+    }
 }
 
 #[test]

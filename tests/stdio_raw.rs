@@ -387,27 +387,29 @@ fn several_library_threads_pipeline_requests() {
     assert!(server.finish().success());
 }
 
+/// The request file of the seed article's "Testing It by Hand", byte for byte.
+const SEED_REQUEST_FILE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/list"}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"installed_delphi_versions","arguments":{}}}
+{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"no_such_tool"}}
+"#;
+
 #[test]
-fn seed_request_file_on_the_calc_project_folder() {
+fn seed_request_file_on_the_delphi_versions_project_folder() {
     // `serve DIR` builds the project when stale (here it was just built) and serves it.
-    let library = support::fpc::build_example("calc");
+    let library = support::fpc::build_example("delphi-versions");
     let project = library
         .parent()
         .and_then(std::path::Path::parent)
         .expect("project folder");
-    let requests = [
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#,
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
-        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"calc_version","arguments":{}}}"#,
-        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"no_such_tool"}}"#,
-    ];
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("requests.txt");
-    std::fs::write(&file, requests.join("\n") + "\n").expect("write requests");
+    std::fs::write(&file, SEED_REQUEST_FILE).expect("write requests");
     let output = Command::new(server_exe())
         .arg("serve")
         .arg(project)
+        .env_remove("BDS")
         .stdin(std::fs::File::open(&file).expect("open requests"))
         .output()
         .expect("run serve");
@@ -422,9 +424,26 @@ fn seed_request_file_on_the_calc_project_folder() {
         .map(|line| serde_json::from_str(line).expect("JSON line"))
         .collect();
     let ids: Vec<Value> = answers.iter().map(|a| a["id"].clone()).collect();
-    assert_eq!(ids, vec![json!(1), json!(2), json!(3), json!(4)]);
-    assert_eq!(answers[0]["result"]["serverInfo"]["name"], "Calc");
-    assert_eq!(answers[2]["result"]["structuredContent"]["result"], "1.0.0");
+    assert_eq!(
+        ids,
+        vec![json!(1), json!(2), json!(3), json!(4)],
+        "one answer per request, in order"
+    );
+    assert_eq!(answers[0]["result"]["protocolVersion"], "2025-06-18");
+    let names: Vec<&str> = answers[1]["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"delphi_version") && names.contains(&"installed_delphi_versions"),
+        "{names:?}"
+    );
+    assert_eq!(answers[2]["result"]["isError"], false, "{}", answers[2]);
+    assert!(answers[2]["result"]["structuredContent"]["result"]
+        .as_str()
+        .is_some_and(|text| text.starts_with("No Delphi installations found")));
     assert_eq!(answers[3]["error"]["code"], -32602);
 }
 
@@ -461,4 +480,24 @@ fn library_output_on_stdout_goes_to_stderr() {
         stderr.contains("noise from Pascal on standard output"),
         "{stderr}"
     );
+}
+
+#[test]
+fn notifications_before_a_session_do_not_stop_the_server() {
+    let mut server = Server::start(&fixture_library(&[]), &[]);
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let answer = server.request(json!({"jsonrpc": "2.0", "id": 0, "method": "ping"}));
+    assert_eq!(answer["result"], json!({}));
+    // A refused stateless request does not start a session either.
+    let answer = server.request(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    server.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}),
+    );
+    let answer = server.request(initialize(json!(2), "2025-06-18"));
+    assert_eq!(answer["result"]["protocolVersion"], "2025-06-18");
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let answer = server.request(call(json!(3), "add", json!({"A": 1, "B": 2})));
+    assert_eq!(answer["result"]["structuredContent"]["result"], 3);
+    assert!(server.finish().success());
 }

@@ -9,6 +9,7 @@ library Calc;
 
 uses
   {$IFDEF FPC}{$IFDEF UNIX}cthreads, fpwidestring,{$ENDIF}{$ENDIF}
+  McpAttributes in 'generated/McpAttributes.pas',
   McpRuntime in 'generated/McpRuntime.pas',
   McpExports in 'generated/McpExports.pas',
   CalcModule in 'CalcModule.pas';

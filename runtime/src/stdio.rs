@@ -9,7 +9,9 @@
 //!   the previous one is answered), so answers come in request order; with several library
 //!   threads requests are pipelined and answers come as calls finish (ids tell them apart);
 //! - lines that are not JSON get a JSON-RPC parse error (-32700, id null); requests rmcp cannot
-//!   read get -32602 (or -32600) with their id echoed; notifications never get an answer;
+//!   read get -32602 (or -32600) with their id echoed; notifications never get an answer, and
+//!   notifications before any session (no successful `initialize` or stateless request yet)
+//!   are dropped rather than ending the service;
 //! - stdout carries nothing but protocol; logs go to stderr through `tracing`;
 //! - at end of input, outstanding answers are written, then the server exits.
 
@@ -49,6 +51,16 @@ pub struct LineTransport<R, W> {
     writer: Arc<tokio::sync::Mutex<W>>,
     in_flight: Arc<tokio::sync::watch::Sender<usize>>,
     sequential: bool,
+    session: Arc<SessionState>,
+}
+
+/// Whether a protocol lifecycle exists yet: rmcp stops serving when a notification arrives
+/// before one, so such notifications are dropped here instead.
+#[derive(Default)]
+struct SessionState {
+    started: std::sync::atomic::AtomicBool,
+    /// Ids of requests whose successful answer starts the lifecycle (not discover or ping).
+    openers: std::sync::Mutex<Vec<rmcp::model::RequestId>>,
 }
 
 impl<R, W> LineTransport<R, W>
@@ -66,6 +78,7 @@ where
             writer: Arc::new(tokio::sync::Mutex::new(writer)),
             in_flight: Arc::new(tokio::sync::watch::channel(0usize).0),
             sequential,
+            session: Arc::default(),
         }
     }
 
@@ -153,7 +166,27 @@ where
             };
             match serde_json::from_str::<ClientJsonRpcMessage>(text) {
                 Ok(mut message) => {
+                    let started = self
+                        .session
+                        .started
+                        .load(std::sync::atomic::Ordering::SeqCst);
+                    if let ClientJsonRpcMessage::Notification(notification) = &message {
+                        if !started {
+                            tracing::debug!(
+                                ?notification,
+                                "notification before any session ignored"
+                            );
+                            continue;
+                        }
+                    }
                     if let ClientJsonRpcMessage::Request(request) = &mut message {
+                        if !started
+                            && !matches!(request.request.method(), "server/discover" | "ping")
+                        {
+                            if let Ok(mut openers) = self.session.openers.lock() {
+                                openers.push(request.id.clone());
+                            }
+                        }
                         self.in_flight.send_modify(|n| *n += 1);
                         if matches!(request.request, ClientRequest::CallToolRequest(_)) {
                             if let Some(raw) = raw_arguments(text) {
@@ -263,6 +296,25 @@ where
     ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
         let writer = Arc::clone(&self.writer);
         let in_flight = Arc::clone(&self.in_flight);
+        if let rmcp::model::JsonRpcMessage::Response(response) = &item {
+            if !self
+                .session
+                .started
+                .load(std::sync::atomic::Ordering::SeqCst)
+            {
+                let opened = self
+                    .session
+                    .openers
+                    .lock()
+                    .map(|openers| openers.contains(&response.id))
+                    .unwrap_or(false);
+                if opened {
+                    self.session
+                        .started
+                        .store(true, std::sync::atomic::Ordering::SeqCst);
+                }
+            }
+        }
         async move {
             let answers_request = matches!(
                 item,

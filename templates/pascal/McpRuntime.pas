@@ -101,7 +101,7 @@ function __McpModuleNotOpen(Res: __PMcpAbiValue; const Resolver: string): Int32;
 implementation
 
 type
-  __TMcpBytes = array[0..MaxInt - 1] of Byte;
+  __TMcpBytes = array[0..MaxInt div 2] of Byte;
   __PMcpBytes = ^__TMcpBytes;
 
 {$IFDEF MCP_SIGNALS}
