@@ -25,23 +25,29 @@ pub enum BindError {
     #[error("the manifest compiled into this program is invalid: {0}")]
     CompiledManifest(String),
     /// The library embeds another manifest than the one compiled into the program.
-    #[error(
-        "library {library} was built from other units than this program: its manifest (sha256 {library_sha256}) differs from the compiled-in one (sha256 {compiled_sha256}) at {at}: library has {library_value}, program has {compiled_value}; rebuild the library from the units `bind!` reads, with the same name and target"
-    )]
-    ManifestMismatch {
-        /// The library.
-        library: PathBuf,
-        /// [`manifest_sha256`] of the library's manifest.
-        library_sha256: String,
-        /// [`manifest_sha256`] of the compiled-in manifest.
-        compiled_sha256: String,
-        /// JSON path of the first difference.
-        at: String,
-        /// The library's value there (JSON, shortened).
-        library_value: String,
-        /// The program's value there (JSON, shortened).
-        compiled_value: String,
-    },
+    #[error("{0}")]
+    ManifestMismatch(Box<ManifestDifference>),
+}
+
+/// How a library's manifest differs from the compiled-in one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "library {} was built from other units than this program: its manifest (sha256 {library_sha256}) differs from the compiled-in one (sha256 {compiled_sha256}) at {at}: library has {library_value}, program has {compiled_value}; rebuild the library from the units `bind!` reads, with the same name and target",
+    library.display()
+)]
+pub struct ManifestDifference {
+    /// The library.
+    pub library: PathBuf,
+    /// [`manifest_sha256`] of the library's manifest.
+    pub library_sha256: String,
+    /// [`manifest_sha256`] of the compiled-in manifest.
+    pub compiled_sha256: String,
+    /// JSON path of the first difference.
+    pub at: String,
+    /// The library's value there (JSON, shortened).
+    pub library_value: String,
+    /// The program's value there (JSON, shortened).
+    pub compiled_value: String,
 }
 
 /// Why a tool call failed.
@@ -109,14 +115,14 @@ impl BoundLibrary {
             let b = serde_json::to_value(&compiled).unwrap_or_default();
             let (at, library_value, compiled_value) = first_difference(&a, &b, "$".into())
                 .unwrap_or_else(|| ("$".into(), "?".into(), "?".into()));
-            return Err(BindError::ManifestMismatch {
+            return Err(BindError::ManifestMismatch(Box::new(ManifestDifference {
                 library: host.path().to_path_buf(),
                 library_sha256,
                 compiled_sha256,
                 at,
                 library_value,
                 compiled_value,
-            });
+            })));
         }
         Ok(BoundLibrary {
             host: Arc::new(host),
@@ -228,7 +234,9 @@ integer_results!(i8, u8, i16, u16, i32, u32, i64, u64);
 
 impl FromResult for f64 {
     fn from_result(tool: &str, value: Value) -> Result<Self, ToolError> {
-        value.as_f64().ok_or_else(|| wrong(tool, &value, "a number"))
+        value
+            .as_f64()
+            .ok_or_else(|| wrong(tool, &value, "a number"))
     }
 }
 
@@ -244,7 +252,9 @@ impl FromResult for f32 {
 
 impl FromResult for bool {
     fn from_result(tool: &str, value: Value) -> Result<Self, ToolError> {
-        value.as_bool().ok_or_else(|| wrong(tool, &value, "a boolean"))
+        value
+            .as_bool()
+            .ok_or_else(|| wrong(tool, &value, "a boolean"))
     }
 }
 

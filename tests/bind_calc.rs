@@ -111,7 +111,7 @@ fn a_library_of_other_units_is_refused() {
     let library = support::fpc::build_fixture("abi");
     let refused = calc::Library::load(&library);
     match refused {
-        Err(BindError::ManifestMismatch { at, .. }) => assert_eq!(at, "$.name"),
+        Err(BindError::ManifestMismatch(difference)) => assert_eq!(difference.at, "$.name"),
         other => panic!("expected a manifest mismatch, got {other:?}"),
     }
 }

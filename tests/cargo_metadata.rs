@@ -46,7 +46,8 @@ fn gen_and_manifest_read_the_package_metadata() {
         "{}",
         String::from_utf8_lossy(&generated.stderr)
     );
-    let written = std::fs::read_to_string(dir.path().join("gen/tools.json")).expect("gen/tools.json");
+    let written =
+        std::fs::read_to_string(dir.path().join("gen/tools.json")).expect("gen/tools.json");
     assert!(dir.path().join("gen/McpExports.pas").is_file());
 
     // The same units through the build-script API give the same manifest.
@@ -65,11 +66,19 @@ fn gen_and_manifest_read_the_package_metadata() {
 
     // `gen --check` with the metadata: up to date.
     let check = cargo_delphi_mcp(dir.path(), &["gen", "--check"]);
-    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
 
     // `manifest` prints the same manifest on stdout; a subfolder finds the package too.
     let printed = cargo_delphi_mcp(&dir.path().join("src"), &["manifest"]);
-    assert!(printed.status.success(), "{}", String::from_utf8_lossy(&printed.stderr));
+    assert!(
+        printed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&printed.stderr)
+    );
     assert_eq!(String::from_utf8_lossy(&printed.stdout), written);
 }
 
@@ -80,8 +89,15 @@ fn explicit_paths_win_over_the_metadata() {
         dir.path(),
         "[package.metadata.delphi-mcp]\nunits = [\"delphi/Missing.pas\"]\n",
     );
-    let printed = cargo_delphi_mcp(dir.path(), &["manifest", "delphi/CalcModule.pas", "--name", "Given"]);
-    assert!(printed.status.success(), "{}", String::from_utf8_lossy(&printed.stderr));
+    let printed = cargo_delphi_mcp(
+        dir.path(),
+        &["manifest", "delphi/CalcModule.pas", "--name", "Given"],
+    );
+    assert!(
+        printed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&printed.stderr)
+    );
     assert!(String::from_utf8_lossy(&printed.stdout).contains("\"name\": \"Given\""));
 }
 
@@ -95,7 +111,10 @@ fn a_package_without_metadata_is_a_clear_error() {
     assert!(stderr.contains("[package.metadata.delphi-mcp]"), "{stderr}");
 
     let dir = tempfile::tempdir().expect("temp dir");
-    package(dir.path(), "[package.metadata.delphi-mcp]\nunits = [\"delphi/CalcModule.pas\"]\nflavour = \"x\"\n");
+    package(
+        dir.path(),
+        "[package.metadata.delphi-mcp]\nunits = [\"delphi/CalcModule.pas\"]\nflavour = \"x\"\n",
+    );
     let failed = cargo_delphi_mcp(dir.path(), &["manifest"]);
     assert!(!failed.status.success());
     let stderr = String::from_utf8_lossy(&failed.stderr);

@@ -28,7 +28,12 @@ fn scaffolded_server_serves_delphi_and_rust_tools() {
         .status()
         .expect("run delphi-mcp new");
     assert!(status.success());
-    for file in ["Cargo.toml", "src/main.rs", "README.md", "delphi/CalcModule.pas"] {
+    for file in [
+        "Cargo.toml",
+        "src/main.rs",
+        "README.md",
+        "delphi/CalcModule.pas",
+    ] {
         assert!(crate_dir.join(file).is_file(), "{file} was not written");
     }
     // A second `new` into the same folder is refused.
@@ -42,7 +47,8 @@ fn scaffolded_server_serves_delphi_and_rust_tools() {
     assert!(!again.status.success());
 
     // Same dependency versions as the workspace, so the shared target folder is reused.
-    std::fs::copy(repo.join("Cargo.lock"), crate_dir.join("Cargo.lock")).expect("copy the lock file");
+    std::fs::copy(repo.join("Cargo.lock"), crate_dir.join("Cargo.lock"))
+        .expect("copy the lock file");
     let target_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .parent()
         .expect("the target folder")

@@ -134,7 +134,12 @@ pub fn generate_units(
     } = crate::generate(&loaded.db, &loaded.inputs(), &options.target, &name)?;
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     // The parser may report one problem once per pass over a file; show it once.
-    for diagnostic in loaded.diagnostics.iter().cloned().chain(generate_diagnostics) {
+    for diagnostic in loaded
+        .diagnostics
+        .iter()
+        .cloned()
+        .chain(generate_diagnostics)
+    {
         if !diagnostics
             .iter()
             .any(|d| d.span == diagnostic.span && d.message == diagnostic.message)

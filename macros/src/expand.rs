@@ -53,7 +53,11 @@ pub fn expand(input: &BindInput) -> Result<TokenStream, syn::Error> {
             .map_or(defaults.target.clone(), |t| t.value()),
         defines: input.defines.iter().map(|d| d.value()).collect(),
         undefines: input.undefines.iter().map(|d| d.value()).collect(),
-        include_dirs: input.includes.iter().map(|d| base.join(d.value())).collect(),
+        include_dirs: input
+            .includes
+            .iter()
+            .map(|d| base.join(d.value()))
+            .collect(),
         codepage: match &input.codepage {
             Some(literal) => literal.base10_parse()?,
             None => defaults.codepage,

@@ -46,7 +46,10 @@ impl Parse for BindInput {
                 input.parse::<Token![=]>()?;
                 let once = |given: bool| {
                     if given {
-                        Err(syn::Error::new(key.span(), format!("`{key}` is given twice")))
+                        Err(syn::Error::new(
+                            key.span(),
+                            format!("`{key}` is given twice"),
+                        ))
                     } else {
                         Ok(())
                     }
@@ -85,9 +88,9 @@ impl Parse for BindInput {
             input.parse::<Token![,]>()?;
         }
         if parsed.units.is_empty() {
-            return Err(input.error(
-                "bind! needs at least one unit path, e.g. bind!(\"delphi/Calc.pas\")",
-            ));
+            return Err(
+                input.error("bind! needs at least one unit path, e.g. bind!(\"delphi/Calc.pas\")")
+            );
         }
         Ok(parsed)
     }

@@ -73,7 +73,11 @@ impl<D: Dispatch> WithRustTools<D> {
         result_schema: Value,
         handler: impl Fn(Map<String, Value>) -> Result<Value, String> + Send + Sync + 'static,
     ) -> Result<WithRustTools<D>, ComposeError> {
-        if self.tools.iter().any(|t| t.get("name") == Some(&json!(name))) {
+        if self
+            .tools
+            .iter()
+            .any(|t| t.get("name") == Some(&json!(name)))
+        {
             return Err(ComposeError::DuplicateName(name.to_string()));
         }
         if !input_schema.is_object() {

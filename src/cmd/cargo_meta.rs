@@ -74,7 +74,13 @@ pub fn find_manifest(dir: &Path) -> Option<PathBuf> {
 pub fn read(manifest: &Path) -> miette::Result<Metadata> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = std::process::Command::new(&cargo)
-        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
         .arg("--manifest-path")
         .arg(manifest)
         .output()
@@ -109,8 +115,12 @@ pub fn read(manifest: &Path) -> miette::Result<Metadata> {
                 manifest.display()
             )
         })?;
-    let mut metadata: Metadata = serde_json::from_value(table)
-        .map_err(|e| miette!("[package.metadata.delphi-mcp] of {}: {e}", manifest.display()))?;
+    let mut metadata: Metadata = serde_json::from_value(table).map_err(|e| {
+        miette!(
+            "[package.metadata.delphi-mcp] of {}: {e}",
+            manifest.display()
+        )
+    })?;
     if metadata.units.is_empty() {
         return Err(miette!(
             "[package.metadata.delphi-mcp] of {} lists no `units`",
