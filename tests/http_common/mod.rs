@@ -292,10 +292,7 @@ fn parse_response(raw: &[u8]) -> HttpResponse {
 
 fn dechunk(mut data: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    loop {
-        let Some(end) = data.windows(2).position(|w| w == b"\r\n") else {
-            break;
-        };
+    while let Some(end) = data.windows(2).position(|w| w == b"\r\n") {
         let size_text = String::from_utf8_lossy(&data[..end]);
         let Ok(size) = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
         else {
