@@ -269,7 +269,9 @@ end;
 
 function TCalculationModule.UpperAnsi(Text: AnsiString): AnsiString;
 begin
-  Result := AnsiUpperCase(Text);
+  // Through UnicodeString: FPC 3.2.2's AnsiUpperCase(AnsiString) returns one byte too many
+  // (a trailing #0) when the fpwidestring manager is in use.
+  Result := AnsiString({$IFDEF FPC}UnicodeUpperCase{$ELSE}AnsiUpperCase{$ENDIF}(UnicodeString(Text)));
 end;
 
 function TCalculationModule.Latin1Length(Text: TLatin1): Integer;
