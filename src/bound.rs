@@ -144,13 +144,7 @@ impl BoundLibrary {
     /// Returns the result value (`Value::Null` for a procedure). Blocks until the library
     /// thread has run the call.
     pub fn call(&self, name: &str, arguments: Map<String, Value>) -> Result<Value, ToolError> {
-        let manifest = self.host.manifest();
-        let Some((index, tool)) = manifest
-            .tools
-            .iter()
-            .enumerate()
-            .find(|(_, t)| t.name == name)
-        else {
+        let Some((index, tool)) = self.host.tool(name) else {
             return Err(ToolError::Failed {
                 tool: name.to_string(),
                 message: "the library has no such tool".into(),

@@ -182,13 +182,7 @@ impl Dispatch for LibraryDispatch {
                     Err(errors) => ToolOutcome::error(errors.to_string()),
                 });
             }
-            let manifest = self.host.manifest();
-            let Some((index, tool)) = manifest
-                .tools
-                .iter()
-                .enumerate()
-                .find(|(_, t)| t.name == name)
-            else {
+            let Some((index, tool)) = self.host.tool(name) else {
                 return Err(DispatchError::UnknownTool(name.to_string()));
             };
             Ok(self.call_library(index, tool, raw_arguments).await)

@@ -10,9 +10,10 @@
 
 use crate::abi::{self, AbiKind, AbiValue, FreeFn, InitFn, ToolFn, ABI_VERSION};
 use crate::error::LoadError;
+use delphi_mcp_codegen::manifest::ToolEntry;
 use delphi_mcp_codegen::manifest::{Manifest, MANIFEST_FORMAT_VERSION};
 use sha2::{Digest, Sha256};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc, Mutex};
 
@@ -105,6 +106,8 @@ pub struct LibraryHost {
     manifest: Manifest,
     manifest_sha256: String,
     exports: Vec<ToolFn>,
+    /// Tool name → index in `manifest.tools`, so a call does not scan the list.
+    tool_index: HashMap<String, usize>,
     threads: usize,
     jobs: Mutex<mpsc::Sender<Job>>,
 }
@@ -356,11 +359,18 @@ impl LibraryHost {
             }
         }
         tracing::info!(library = %path.display(), tools = manifest.tools.len(), threads, "library loaded");
+        let tool_index = manifest
+            .tools
+            .iter()
+            .enumerate()
+            .map(|(index, tool)| (tool.name.clone(), index))
+            .collect();
         Ok(LibraryHost {
             path,
             manifest,
             manifest_sha256,
             exports,
+            tool_index,
             threads,
             jobs: Mutex::new(jobs),
         })
@@ -374,6 +384,12 @@ impl LibraryHost {
     /// The manifest in use.
     pub fn manifest(&self) -> &Manifest {
         &self.manifest
+    }
+
+    /// The tool called `name` and its index in the manifest (the index [`Self::call`] takes).
+    pub fn tool(&self, name: &str) -> Option<(usize, &ToolEntry)> {
+        let index = *self.tool_index.get(name)?;
+        Some((index, &self.manifest.tools[index]))
     }
 
     /// SHA-256 (hex) of the manifest text in use.
