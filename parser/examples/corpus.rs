@@ -1,6 +1,9 @@
 //! Parses every Pascal file under the given folders and reports the files with errors.
 //!
-//! `cargo run --release -p delphi-mcp-parser --example corpus -- DIR... [-v]`
+//! `cargo run --release -p delphi-mcp-parser --example corpus -- DIR... [-v] [--target T] [--summary]`
+//!
+//! `-v` renders the first errors of each failing file; `--summary` counts the failing files by
+//! the message of their first error, most frequent first.
 
 use delphi_mcp_parser::{ast, parse_file, ParseOptions, SourceDb};
 use std::path::{Path, PathBuf};
@@ -39,13 +42,20 @@ fn count_methods(unit: &ast::Unit) -> usize {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let verbose = args.iter().any(|a| a == "-v");
+    let summary = args.iter().any(|a| a == "--summary");
+    let mut opts = ParseOptions::default();
     let mut files = Vec::new();
-    for a in args.iter().filter(|a| !a.starts_with('-')) {
-        collect(Path::new(a), &mut files);
+    let mut iter = args.iter();
+    while let Some(a) = iter.next() {
+        if a == "--target" {
+            opts.target = iter.next().expect("--target needs a value").clone();
+        } else if !a.starts_with('-') {
+            collect(Path::new(a), &mut files);
+        }
     }
     files.sort();
     let db = SourceDb::new();
-    let opts = ParseOptions::default();
+    let mut first_errors: std::collections::BTreeMap<String, Vec<String>> = Default::default();
     let mut failed = 0;
     let mut bytes = 0usize;
     let (mut routines, mut methods) = (0usize, 0usize);
@@ -63,6 +73,22 @@ fn main() {
         if !errors.is_empty() {
             failed += 1;
             println!("FAIL {} ({} errors)", f.display(), errors.len());
+            let loc = errors[0]
+                .span
+                .map(|s| {
+                    let lc = db.get(s.file).line_col(s.start);
+                    format!(
+                        "{}:{}:{}",
+                        db.get(s.file).path.display(),
+                        lc.line,
+                        lc.column
+                    )
+                })
+                .unwrap_or_else(|| f.display().to_string());
+            first_errors
+                .entry(errors[0].message.clone())
+                .or_default()
+                .push(loc);
             if verbose {
                 for e in errors.iter().take(3) {
                     print!("{}", e.render(&db));
@@ -82,4 +108,14 @@ fn main() {
         secs,
         bytes as f64 / 1e6 / secs.max(1e-9)
     );
+    if summary {
+        let mut groups: Vec<_> = first_errors.into_iter().collect();
+        groups.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
+        for (message, locs) in groups {
+            println!("{:5}  {message}", locs.len());
+            for l in locs.iter().take(3) {
+                println!("         {l}");
+            }
+        }
+    }
 }

@@ -13,7 +13,13 @@ type P<'i> = Pair<'i, Rule>;
 pub(crate) struct Lower<'a> {
     pub pp: &'a Preprocessed,
     pub base: usize,
+    /// How deep `expr` has recursed: deeper expressions are kept as text only, so absurd
+    /// nesting cannot exhaust the stack here after the grammar accepted it.
+    pub expr_depth: std::cell::Cell<u32>,
 }
+
+/// Expression nesting beyond which the tree keeps only the text.
+const MAX_EXPR_DEPTH: u32 = 48;
 
 /// Collapses runs of whitespace to one space and trims.
 pub(crate) fn normalize(text: &str) -> String {
@@ -985,6 +991,21 @@ impl Lower<'_> {
 
     /// Lowers any expression-level pair (`expr`, `simple_expr`, `term`, `factor`, ...).
     pub fn expr(&self, p: P) -> Expr {
+        let depth = self.expr_depth.get();
+        if depth >= MAX_EXPR_DEPTH {
+            return Expr {
+                text: normalize(p.as_str()),
+                kind: ExprKind::Other,
+                span: self.span(&p),
+            };
+        }
+        self.expr_depth.set(depth + 1);
+        let e = self.expr_inner(p);
+        self.expr_depth.set(depth);
+        e
+    }
+
+    fn expr_inner(&self, p: P) -> Expr {
         let span = self.span(&p);
         let text = normalize(p.as_str());
         match p.as_rule() {

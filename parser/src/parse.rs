@@ -204,7 +204,11 @@ impl<'a> Driver<'a> {
     }
 
     fn lower(&self, base: usize) -> Lower<'a> {
-        Lower { pp: self.pp, base }
+        Lower {
+            pp: self.pp,
+            base,
+            expr_depth: Default::default(),
+        }
     }
 
     /// Runs `rule` on the text from `pos`; on failure records a diagnostic.
