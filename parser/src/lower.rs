@@ -501,7 +501,7 @@ impl Lower<'_> {
                 let mut code_page = None;
                 for c in p.into_inner() {
                     match c.as_rule() {
-                        Rule::type_name_part => {
+                        Rule::type_name_part | Rule::type_member_part => {
                             generic_args.clear();
                             for part in c.into_inner() {
                                 match part.as_rule() {
@@ -866,6 +866,11 @@ impl Lower<'_> {
                     for (i, part) in parts.into_iter().enumerate() {
                         if i + 1 < n {
                             qualifier.push(compact(part.as_str()));
+                            continue;
+                        }
+                        if part.as_rule() == Rule::operator_symbol {
+                            r.name = part.as_str().to_string();
+                            r.name_span = self.span(&part);
                             continue;
                         }
                         for x in part.into_inner() {

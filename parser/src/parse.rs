@@ -543,7 +543,11 @@ impl<'a> Driver<'a> {
             if n.kind == TokKind::Word && is_routine_word(n.text(self.text)) {
                 return Some(self.routine(with_bodies, pos));
             }
-            return None;
+            // Attributes that stand alone (`[assembly: Foo]`) or precede a section keyword.
+            return Some(match self.item(Rule::attributes, pos) {
+                Ok((_, end)) => (None, end),
+                Err(()) => (None, self.recover(pos, pos, false)),
+            });
         }
         if t.kind != TokKind::Word {
             return None;
@@ -553,6 +557,8 @@ impl<'a> Driver<'a> {
             "type" => self.type_section(pos, t.end),
             "var" | "threadvar" => self.var_section(pos, t.end, w == "threadvar"),
             "label" => self.simple_item(Rule::label_decl, pos, "label"),
+            // FPC's unit-level properties.
+            "property" => self.simple_item(Rule::property_decl, pos, "property"),
             "exports" => self.simple_item(Rule::exports_decl, pos, "exports"),
             "procedure" | "function" | "constructor" | "destructor" | "class" => {
                 self.routine(with_bodies, pos)
@@ -591,9 +597,12 @@ impl<'a> Driver<'a> {
         }
         if w.eq_ignore_ascii_case("operator") {
             let n = self.tok(t.end);
+            // `Operator = (A, B: TPoint): Boolean` is FPC's equality operator, not a constant.
+            let fpc_equality =
+                n.is_punct(self.text, "=") && self.tok(n.end).is_punct(self.text, "(");
             return n.is_punct(self.text, ":")
                 || n.is_punct(self.text, ",")
-                || n.is_punct(self.text, "=");
+                || (n.is_punct(self.text, "=") && !fpc_equality);
         }
         true
     }

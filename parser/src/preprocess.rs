@@ -575,8 +575,18 @@ impl Pp<'_> {
 
     fn evaluate(&mut self, argument: &str, span: Span, name: &str) -> bool {
         let mut env = EvalEnv { pp: self };
-        match expr::evaluate(argument, &mut env) {
-            Ok(value) => value.truthy(),
+        match expr::evaluate_lenient(argument, &mut env) {
+            Ok((value, None)) => value.truthy(),
+            Ok((value, Some(message))) => {
+                self.diagnostics.push(
+                    Diagnostic::warning(
+                        format!("`{{${name}}}` expression has extra text: {message}"),
+                        Some(span),
+                    )
+                    .with_help("the compilers ignore it; the condition is evaluated without it"),
+                );
+                value.truthy()
+            }
             Err(message) => {
                 self.diagnostics.push(
                     Diagnostic::error(

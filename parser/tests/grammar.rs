@@ -538,3 +538,90 @@ fn expression_shapes() {
         if matches!(&callee.kind, ExprKind::Ident { name } if name == "Pred")));
     assert!(matches!(&rhs.kind, ExprKind::Set { elements } if elements.len() == 2));
 }
+
+/// Every routine heading of a unit, methods included, as `Qualifier.Name`.
+fn all_headings(unit: &delphi_mcp_parser::ast::Unit) -> Vec<String> {
+    let mut out: Vec<String> = unit
+        .routines()
+        .map(|r| match &r.qualifier {
+            Some(q) => format!("{q}.{}", r.name),
+            None => r.name.clone(),
+        })
+        .collect();
+    for t in unit.type_decls() {
+        if let TypeDef::Structured(st) = &t.def {
+            out.extend(st.methods().map(|(_, m)| format!("{}::{}", t.name, m.name)));
+        }
+    }
+    out
+}
+
+fn parse_clean(name: &str, target: &str) -> delphi_mcp_parser::ast::Unit {
+    let db = SourceDb::new();
+    let options = ParseOptions {
+        target: target.into(),
+        ..ParseOptions::default()
+    };
+    let result = parse_file(&db, &fixture("units", name), &options);
+    let rendered: Vec<String> = result.diagnostics.iter().map(|d| d.render(&db)).collect();
+    assert!(!result.has_errors(), "{name}:\n{}", rendered.join("\n"));
+    result.unit.expect("unit")
+}
+
+#[test]
+fn lenient_delphi_constructs_parse_and_keep_their_headings() {
+    let unit = parse_clean("Leniency.pas", "delphi12-win64");
+    let headings = all_headings(&unit);
+    for expected in [
+        "TStrings8Helper::Twice",
+        "TNames::Count",
+        "TNames::Clear",
+        "TNames::Find",
+        "TNames::Last",
+        "LegacyCheck",
+        "PlatformName",
+        "TNames.Find",
+        "TStrings8Helper.Twice",
+    ] {
+        assert!(
+            headings.iter().any(|h| h == expected),
+            "{expected} missing from {headings:?}"
+        );
+    }
+    let names = unit
+        .type_decls()
+        .into_iter()
+        .find(|t| t.name == "TNames")
+        .expect("TNames");
+    let TypeDef::Structured(st) = &names.def else {
+        panic!("TNames is a class")
+    };
+    let (_, field, _) = st.fields().next().expect("FItems");
+    assert_eq!(field.name, "FItems");
+    assert_eq!(
+        serde_json::to_value(&field.ty).expect("json")["kind"]["generic_args"][0]["kind"]["name"],
+        "System.string"
+    );
+}
+
+#[test]
+fn fpc_only_syntax_parses_with_an_fpc_target() {
+    let unit = parse_clean("FpcSyntax.pas", "fpc-linux64");
+    let headings = all_headings(&unit);
+    for expected in [
+        "TPair::=",
+        "TPair.=",
+        "GetLevel",
+        "SetLevel",
+        ":=",
+        "+",
+        "Exported_Routine",
+    ] {
+        assert!(
+            headings.iter().any(|h| h == expected),
+            "{expected} missing from {headings:?}"
+        );
+    }
+    let types: Vec<&str> = unit.type_decls().iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(types, ["TFlags", "TLevel", "TLineProc", "TPair"]);
+}

@@ -179,7 +179,6 @@ fn malformed_expressions_are_errors() {
         ("(1", "expected `)`"),
         ("Defined(1)", "expected a name"),
         ("Defined(X", "expected `)`"),
-        ("1 2", "unexpected `2`"),
         ("'open", "unterminated string"),
         ("1 ? 2", "unexpected character `?`"),
         ("'a' - 1", "needs numbers"),
@@ -190,6 +189,23 @@ fn malformed_expressions_are_errors() {
             got.starts_with("malformed `{$IF}` expression") && got.contains(message),
             "{condition:?}: {got}"
         );
+    }
+}
+
+/// Both compilers accept `{$IF Defined(A))}` (seen in real units): the extra text is a warning
+/// and the condition before it decides the branch.
+#[test]
+fn extra_text_after_a_condition_is_a_warning() {
+    for (condition, branch) in [("Defined(MSWINDOWS))", "T"), ("1 = 2 )", "F")] {
+        let db = SourceDb::new();
+        let text = format!("{{$IF {condition}}}T{{$ELSE}}F{{$ENDIF}}");
+        let id = source::add_text(&db, Path::new("E.pas"), text);
+        let pp = preprocess(&db, id, &ParseOptions::default());
+        assert_eq!(pp.diagnostics.len(), 1, "{condition:?}");
+        let d = &pp.diagnostics[0];
+        assert!(!d.is_error(), "{condition:?}: {}", d.message);
+        assert!(d.message.contains("unexpected `)`"), "{}", d.message);
+        assert_eq!(pp.text.trim(), branch, "{condition:?}");
     }
 }
 

@@ -78,8 +78,13 @@ enum Tok<'a> {
 
 const MAX_DEPTH: usize = 200;
 
-/// Evaluates `source` (the text after `IF`), or explains why it is malformed.
-pub fn evaluate(source: &str, env: &mut dyn Env) -> Result<Value, String> {
+/// Evaluates `source` (the text after `IF`), or explains why it is malformed. Tokens left over
+/// after a complete expression (`{$IF Defined(A))}`, which both compilers accept) do not fail
+/// it: they come back as the second value, to be reported as a warning.
+pub fn evaluate_lenient(
+    source: &str,
+    env: &mut dyn Env,
+) -> Result<(Value, Option<String>), String> {
     let tokens = tokenize(source)?;
     if tokens.is_empty() {
         return Err("expected an expression".into());
@@ -91,10 +96,11 @@ pub fn evaluate(source: &str, env: &mut dyn Env) -> Result<Value, String> {
         depth: 0,
     };
     let value = parser.relational()?;
-    if let Some(tok) = parser.tokens.get(parser.pos) {
-        return Err(format!("unexpected {} after the expression", describe(tok)));
-    }
-    Ok(value)
+    let trailing = parser
+        .tokens
+        .get(parser.pos)
+        .map(|tok| format!("unexpected {} after the expression", describe(tok)));
+    Ok((value, trailing))
 }
 
 fn describe(tok: &Tok<'_>) -> String {
