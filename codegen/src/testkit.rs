@@ -98,6 +98,7 @@ impl Kit {
             }),
             forward: true,
             body_span: None,
+            nested: vec![],
             span: self.span,
         }
     }

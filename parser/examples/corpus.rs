@@ -66,7 +66,7 @@ fn main() {
             bytes += db.get(id).text.len();
         }
         if let Some(u) = &r.unit {
-            routines += u.routines().count();
+            routines += u.all_routines().len();
             methods += count_methods(u);
         }
         let errors: Vec<_> = r.diagnostics.iter().filter(|d| d.is_error()).collect();

@@ -453,6 +453,8 @@ pub struct Routine {
     pub forward: bool,
     /// Extent of the body (local declarations and `begin ... end`, or `asm ... end`).
     pub body_span: Option<Span>,
+    /// Routines declared inside the body, before its `begin`, in source order.
+    pub nested: Vec<Routine>,
     /// Span of the heading.
     pub span: Span,
 }
@@ -703,6 +705,22 @@ impl Unit {
                 Decl::Routine(r) => Some(r),
                 _ => None,
             })
+    }
+
+    /// Every routine heading outside types: unit-level routines, method implementations and
+    /// the routines nested in their bodies (depth first, in source order).
+    pub fn all_routines(&self) -> Vec<&Routine> {
+        fn walk<'u>(r: &'u Routine, out: &mut Vec<&'u Routine>) {
+            out.push(r);
+            for inner in &r.nested {
+                walk(inner, out);
+            }
+        }
+        let mut out = Vec::new();
+        for r in self.routines() {
+            walk(r, &mut out);
+        }
+        out
     }
 
     /// Every type declaration, nested ones included (depth first, in source order).

@@ -1199,6 +1199,7 @@ fn empty_routine(span: Span) -> Routine {
         doc: None,
         forward: false,
         body_span: None,
+        nested: Vec::new(),
         span,
     }
 }

@@ -690,7 +690,9 @@ impl<'a> Driver<'a> {
             r.forward = true;
             return (Some(Decl::Routine(r)), end);
         }
-        match self.body(end) {
+        let body = self.body(end);
+        r.nested = body.nested;
+        match body.extent {
             Ok((body_start, body_end)) => {
                 r.body_span = Some(self.span(body_start, body_end));
                 (Some(Decl::Routine(r)), body_end)
@@ -699,29 +701,72 @@ impl<'a> Driver<'a> {
         }
     }
 
-    /// Skips a routine body from `pos` (after the heading): local declarations, nested
-    /// routines and the `begin`/`asm` block. Returns its extent, or where to resume on error.
-    fn body(&mut self, pos: usize) -> Result<(usize, usize), usize> {
+    /// Reads a routine body from `pos` (after the heading): local sections are skipped,
+    /// nested routines are parsed like any routine, and the `begin`/`asm` block is skipped.
+    fn body(&mut self, pos: usize) -> Body {
         let body_start = scan::skip_trivia(self.bytes(), pos);
         if self.nesting >= MAX_NESTING {
             self.error_at(body_start, body_start, "routines nested too deeply");
-            return Err(self.text.len());
+            return Body {
+                extent: Err(self.text.len()),
+                nested: Vec::new(),
+            };
         }
         self.nesting += 1;
-        let result = self.body_inner(body_start);
+        let mut nested = Vec::new();
+        let end = self.body_inner(body_start, &mut nested);
         self.nesting -= 1;
-        result.map(|end| (body_start, end))
-    }
-
-    fn body_inner(&mut self, pos: usize) -> Result<usize, usize> {
-        match scan::skip_routine_body(self.text, pos, self.nesting) {
-            Ok(end) => Ok(end),
-            Err((start, end, message)) => {
-                self.error_at(start, end, message);
-                Err(self.recover(pos, end, false))
-            }
+        Body {
+            extent: end.map(|end| (body_start, end)),
+            nested,
         }
     }
+
+    fn body_inner(&mut self, start: usize, nested: &mut Vec<ast::Routine>) -> Result<usize, usize> {
+        let mut pos = start;
+        loop {
+            let t = self.tok(pos);
+            let failure = match scan::body_part(self.text, &t) {
+                scan::BodyPart::Block => match scan::skip_block(self.text, &t) {
+                    Ok(end) => return Ok(end),
+                    Err(e) => e,
+                },
+                scan::BodyPart::Section => {
+                    pos = scan::skip_local_section(self.text, t.end);
+                    continue;
+                }
+                scan::BodyPart::Attributes
+                    if !is_routine_word(
+                        self.tok(scan::skip_brackets(self.text, t.start))
+                            .text(self.text),
+                    ) =>
+                {
+                    pos = scan::skip_brackets(self.text, t.start);
+                    continue;
+                }
+                scan::BodyPart::Routine | scan::BodyPart::Attributes => {
+                    let (decl, end) = self.routine(true, t.start);
+                    if let Some(Decl::Routine(r)) = decl {
+                        nested.push(r);
+                    }
+                    pos = end.max(t.end);
+                    continue;
+                }
+                scan::BodyPart::Unexpected => scan::unexpected_in_body(self.text, &t),
+            };
+            let (err_start, err_end, message) = failure;
+            self.error_at(err_start, err_end, message);
+            return Err(self.recover(start, err_end, false));
+        }
+    }
+}
+
+/// What reading a routine body found.
+struct Body {
+    /// Start and end of the body, or where to resume after an error.
+    extent: Result<(usize, usize), usize>,
+    /// Routines declared in the body.
+    nested: Vec<ast::Routine>,
 }
 
 /// First line of a token, at most 40 characters.

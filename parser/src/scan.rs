@@ -357,36 +357,6 @@ pub(crate) fn column(b: &[u8], pos: usize) -> (usize, bool) {
     (pos - s + 1, first)
 }
 
-/// Directives that may follow a nested routine's heading.
-const HEADING_DIRECTIVES: &[&str] = &[
-    "overload",
-    "inline",
-    "forward",
-    "external",
-    "assembler",
-    "stdcall",
-    "cdecl",
-    "register",
-    "pascal",
-    "safecall",
-    "winapi",
-    "far",
-    "near",
-    "export",
-    "deprecated",
-    "platform",
-    "library",
-    "experimental",
-    "varargs",
-    "static",
-    "unsafe",
-    "local",
-    "noreturn",
-    "name",
-    "index",
-    "delayed",
-];
-
 fn is_word_in(t: &Tok, text: &str, list: &[&str]) -> bool {
     t.kind == TokKind::Word && list.iter().any(|k| t.text(text).eq_ignore_ascii_case(k))
 }
@@ -394,94 +364,102 @@ fn is_word_in(t: &Tok, text: &str, list: &[&str]) -> bool {
 /// Why skipping a body failed: position and message.
 pub(crate) type SkipError = (usize, usize, String);
 
-/// Skips a routine body that starts at `i` (right after the heading): local declarations and
-/// nested routines (only their extent is needed), then the `begin ... end` or `asm ... end`
-/// block and its `;`. Returns the end of the body.
-pub(crate) fn skip_routine_body(text: &str, i: usize, depth: u32) -> Result<usize, SkipError> {
+/// What a token starts in the part of a routine body before its block.
+pub(crate) enum BodyPart {
+    /// `begin` or `asm`: the statement block that ends the body.
+    Block,
+    /// `var`, `const`, `type`, `label`, ...: a local section.
+    Section,
+    /// A nested routine (`procedure`, `class function`, ...).
+    Routine,
+    /// `[`: attributes before a nested routine.
+    Attributes,
+    /// Anything else (including the end of the file): an error.
+    Unexpected,
+}
+
+pub(crate) fn body_part(text: &str, t: &Tok) -> BodyPart {
     let b = text.as_bytes();
-    if depth > 64 {
-        return Err((i, i, "routines nested too deeply".to_string()));
-    }
-    let mut pos = i;
-    loop {
-        let t = next_token(b, pos);
-        match t.kind {
-            TokKind::Word if t.is(text, "begin") => {
-                return match skip_statements(text, t.end, 1) {
-                    // the block swallowed the unit's final `end.`: an `end` is missing inside
-                    StmtEnd::Stop(end) if next_token(b, end.end).is_punct(text, ".") => Err((
-                        t.start,
-                        t.end,
-                        "this `begin` has no matching `end` (the block runs into the final `end.`)"
-                            .into(),
-                    )),
-                    StmtEnd::Stop(end) => Ok(after_semicolon(text, end.end)),
-                    StmtEnd::Eof => {
-                        Err((t.start, t.end, "this `begin` has no matching `end`".into()))
-                    }
-                };
-            }
-            TokKind::Word if t.is(text, "asm") => {
-                return match skip_asm(text, t.end) {
-                    Some(end) => Ok(after_semicolon(text, end)),
-                    None => Err((t.start, t.end, "this `asm` has no matching `end`".into())),
-                };
-            }
-            TokKind::Word
-                if is_word_in(
-                    &t,
-                    text,
-                    &[
-                        "var",
-                        "threadvar",
-                        "const",
-                        "resourcestring",
-                        "type",
-                        "label",
-                    ],
-                ) =>
-            {
-                pos = skip_local_section(text, t.end);
-            }
-            TokKind::Word
-                if is_word_in(
-                    &t,
-                    text,
-                    &[
-                        "procedure",
-                        "function",
-                        "constructor",
-                        "destructor",
-                        "operator",
-                    ],
-                ) || (t.is(text, "class")
-                    && is_word_in(
-                        &next_token(b, t.end),
-                        text,
-                        &["procedure", "function", "operator"],
-                    )) =>
-            {
-                pos = skip_nested_routine(text, t.end, depth + 1)?;
-            }
-            TokKind::Punct if t.is_punct(text, "[") => pos = skip_brackets(text, t.start),
-            TokKind::Eof => {
-                return Err((
-                    t.start,
-                    t.end,
-                    "unexpected end of file, expected a routine body".into(),
-                ))
-            }
-            _ => {
-                return Err((
-                    t.start,
-                    t.end,
-                    format!(
-                        "syntax error: unexpected `{}`, expected `begin` or a local declaration",
-                        t.text(text).lines().next().unwrap_or("")
-                    ),
-                ))
-            }
+    match t.kind {
+        TokKind::Word if t.is(text, "begin") || t.is(text, "asm") => BodyPart::Block,
+        TokKind::Word
+            if is_word_in(
+                t,
+                text,
+                &[
+                    "var",
+                    "threadvar",
+                    "const",
+                    "resourcestring",
+                    "type",
+                    "label",
+                ],
+            ) =>
+        {
+            BodyPart::Section
         }
+        TokKind::Word
+            if is_word_in(
+                t,
+                text,
+                &[
+                    "procedure",
+                    "function",
+                    "constructor",
+                    "destructor",
+                    "operator",
+                ],
+            ) || (t.is(text, "class")
+                && is_word_in(
+                    &next_token(b, t.end),
+                    text,
+                    &["procedure", "function", "operator"],
+                )) =>
+        {
+            BodyPart::Routine
+        }
+        TokKind::Punct if t.is_punct(text, "[") => BodyPart::Attributes,
+        _ => BodyPart::Unexpected,
+    }
+}
+
+/// The error for a token that cannot start anything in a routine body.
+pub(crate) fn unexpected_in_body(text: &str, t: &Tok) -> SkipError {
+    if t.kind == TokKind::Eof {
+        return (
+            t.start,
+            t.end,
+            "unexpected end of file, expected a routine body".into(),
+        );
+    }
+    (
+        t.start,
+        t.end,
+        format!(
+            "syntax error: unexpected `{}`, expected `begin` or a local declaration",
+            t.text(text).lines().next().unwrap_or("")
+        ),
+    )
+}
+
+/// Skips the `begin ... end` or `asm ... end` block at `t` and the `;` after it.
+pub(crate) fn skip_block(text: &str, t: &Tok) -> Result<usize, SkipError> {
+    let b = text.as_bytes();
+    if t.is(text, "asm") {
+        return match skip_asm(text, t.end) {
+            Some(end) => Ok(after_semicolon(text, end)),
+            None => Err((t.start, t.end, "this `asm` has no matching `end`".into())),
+        };
+    }
+    match skip_statements(text, t.end, 1) {
+        // the block swallowed the unit's final `end.`: an `end` is missing inside
+        StmtEnd::Stop(end) if next_token(b, end.end).is_punct(text, ".") => Err((
+            t.start,
+            t.end,
+            "this `begin` has no matching `end` (the block runs into the final `end.`)".into(),
+        )),
+        StmtEnd::Stop(end) => Ok(after_semicolon(text, end.end)),
+        StmtEnd::Eof => Err((t.start, t.end, "this `begin` has no matching `end`".into())),
     }
 }
 
@@ -497,7 +475,7 @@ fn after_semicolon(text: &str, end: usize) -> usize {
 /// Skips the items of a local `var`/`const`/`type`/`label` section: up to the next token at
 /// bracket depth 0 that starts a block, a section or a nested routine (`procedure` right
 /// after a `;`; after `:` or `=` it is a procedural type).
-fn skip_local_section(text: &str, mut pos: usize) -> usize {
+pub(crate) fn skip_local_section(text: &str, mut pos: usize) -> usize {
     let b = text.as_bytes();
     let mut parens = 0usize;
     let mut records = 0usize;
@@ -560,63 +538,6 @@ fn prev_is_of(text: &str, start: usize) -> bool {
             .bytes()
             .last()
             .is_some_and(is_ident_char)
-}
-
-/// Skips a nested routine from after its keyword: heading up to `;` at bracket depth 0,
-/// directives, and its body unless it is `forward` or `external`.
-fn skip_nested_routine(text: &str, mut pos: usize, depth: u32) -> Result<usize, SkipError> {
-    let b = text.as_bytes();
-    let mut parens = 0usize;
-    loop {
-        let t = next_token(b, pos);
-        match t.kind {
-            TokKind::Eof => {
-                return Err((
-                    t.start,
-                    t.end,
-                    "unexpected end of file in a routine heading".into(),
-                ))
-            }
-            TokKind::Punct => match t.text(text) {
-                "(" | "[" => parens += 1,
-                ")" | "]" => parens = parens.saturating_sub(1),
-                ";" if parens == 0 => {
-                    pos = t.end;
-                    break;
-                }
-                _ => {}
-            },
-            _ => {}
-        }
-        pos = t.end.max(pos + 1);
-    }
-    let mut no_body = false;
-    loop {
-        let t = next_token(b, pos);
-        if !is_word_in(&t, text, HEADING_DIRECTIVES) {
-            break;
-        }
-        if is_word_in(&t, text, &["forward", "external"]) {
-            no_body = true;
-        }
-        // the directive and its arguments, up to `;`
-        let mut q = t.end;
-        loop {
-            let u = next_token(b, q);
-            if u.kind == TokKind::Eof {
-                return Ok(u.start);
-            }
-            q = u.end;
-            if u.is_punct(text, ";") {
-                break;
-            }
-        }
-        pos = q;
-    }
-    if no_body {
-        return Ok(pos);
-    }
-    skip_routine_body(text, pos, depth)
 }
 
 #[cfg(test)]

@@ -625,3 +625,34 @@ fn fpc_only_syntax_parses_with_an_fpc_target() {
     let types: Vec<&str> = unit.type_decls().iter().map(|t| t.name.as_str()).collect();
     assert_eq!(types, ["TFlags", "TLevel", "TLineProc", "TPair"]);
 }
+
+#[test]
+fn nested_routines_are_headings_of_their_parent() {
+    let db = SourceDb::new();
+    let text = "unit N;\ninterface\nprocedure Outer;\nimplementation\n\
+                procedure Outer;\n  function Inner(X: Integer): Integer;\n    \
+                procedure Deeper(const S: string); forward;\n    \
+                procedure Deeper(const S: string); begin end;\n  \
+                begin Result := X; end;\n  \
+                class function Helper: Boolean; begin Result := True; end;\n\
+                var Y: Integer;\nbegin\n  Y := Inner(1);\nend;\nend.\n";
+    let result = parse_text(&db, Path::new("N.pas"), text, &ParseOptions::default());
+    assert!(!result.has_errors(), "{:?}", result.diagnostics);
+    let unit = result.unit.expect("unit");
+    let names: Vec<&str> = unit
+        .all_routines()
+        .iter()
+        .map(|r| r.name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["Outer", "Outer", "Inner", "Deeper", "Deeper", "Helper"]
+    );
+    let outer = unit.all_routines()[1];
+    assert_eq!(outer.nested.len(), 2);
+    let inner = &outer.nested[0];
+    assert_eq!(inner.params[0].name, "X");
+    assert!(inner.nested[0].forward);
+    assert!(inner.nested[1].body_span.is_some());
+    assert!(outer.nested[1].is_class);
+}

@@ -355,6 +355,9 @@ fn routine_outline(out: &mut String, r: &Routine, depth: usize, vis: Option<&str
     }
     line.push_str(&doc_suffix(r.doc.as_ref()));
     let _ = writeln!(out, "{line}");
+    for inner in &r.nested {
+        routine_outline(out, inner, depth + 2, None);
+    }
 }
 
 fn heading_text(r: &Routine) -> String {
