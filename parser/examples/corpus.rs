@@ -3,7 +3,10 @@
 //! `cargo run --release -p delphi-mcp-parser --example corpus -- DIR... [-v] [--target T] [--summary]`
 //!
 //! `-v` renders the first errors of each failing file; `--summary` counts the failing files by
-//! the message of their first error, most frequent first.
+//! the message of their first error, most frequent first; `--audit` cross-checks the headings
+//! found against a line-based count (a heading keyword and a name starting a line of the
+//! preprocessed text, comments and strings removed) and lists the files where the parser found
+//! fewer.
 
 use delphi_mcp_parser::{ast, parse_file, ParseOptions, SourceDb};
 use std::path::{Path, PathBuf};
@@ -39,10 +42,60 @@ fn count_methods(unit: &ast::Unit) -> usize {
         .sum()
 }
 
+/// Headings counted line by line: `[class] procedure|function|constructor|destructor|operator
+/// Name` at the start of a line, outside comments and strings. Procedural types and anonymous
+/// methods do not start a line with a keyword followed by a name, so they are not counted.
+fn line_headings(text: &str) -> usize {
+    let code = strip_comments_and_strings(text);
+    code.lines()
+        .filter(|line| {
+            let l = line.trim_start().to_ascii_lowercase();
+            let l = l.strip_prefix("class ").map(str::trim_start).unwrap_or(&l);
+            ["procedure ", "function ", "constructor ", "destructor ", "operator "]
+                .iter()
+                .any(|k| {
+                    l.strip_prefix(k).is_some_and(|rest| {
+                        rest.trim_start()
+                            .chars()
+                            .next()
+                            .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '&')
+                            && !rest.trim_start().starts_with("begin")
+                    })
+                })
+        })
+        .count()
+}
+
+fn strip_comments_and_strings(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let end = match b[i] {
+            b'{' => text[i..].find('}').map_or(b.len(), |e| i + e + 1),
+            b'(' if b.get(i + 1) == Some(&b'*') => text[i + 2..].find("*)").map_or(b.len(), |e| i + e + 4),
+            b'/' if b.get(i + 1) == Some(&b'/') => text[i..].find('\n').map_or(b.len(), |e| i + e),
+            b'\'' => text[i + 1..].find(['\'', '\n']).map_or(b.len(), |e| i + e + 2),
+            c => {
+                out.push(c);
+                i += 1;
+                continue;
+            }
+        };
+        let end = end.min(b.len());
+        out.extend(b[i..end].iter().filter(|&&c| c == b'\n'));
+        out.push(b' ');
+        i = end;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let verbose = args.iter().any(|a| a == "-v");
     let summary = args.iter().any(|a| a == "--summary");
+    let audit = args.iter().any(|a| a == "--audit");
+    let mut audit_short = 0usize;
     let mut opts = ParseOptions::default();
     let mut files = Vec::new();
     let mut iter = args.iter();
@@ -68,6 +121,17 @@ fn main() {
         if let Some(u) = &r.unit {
             routines += u.all_routines().len();
             methods += count_methods(u);
+            if audit {
+                if let Some(id) = r.file {
+                    let pp = delphi_mcp_parser::preprocess::preprocess(&db, id, &opts);
+                    let expected = line_headings(&pp.text);
+                    let found = u.all_routines().len() + count_methods(u);
+                    if found < expected {
+                        audit_short += 1;
+                        println!("AUDIT {} found {found} headings, lines suggest {expected}", f.display());
+                    }
+                }
+            }
         }
         let errors: Vec<_> = r.diagnostics.iter().filter(|d| d.is_error()).collect();
         if !errors.is_empty() {
@@ -108,6 +172,9 @@ fn main() {
         secs,
         bytes as f64 / 1e6 / secs.max(1e-9)
     );
+    if audit {
+        println!("audit: {audit_short} files with fewer headings than the line count");
+    }
     if summary {
         let mut groups: Vec<_> = first_errors.into_iter().collect();
         groups.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));

@@ -370,6 +370,7 @@ impl Lower<'_> {
             Rule::class_helper
             | Rule::class_type
             | Rule::record_helper
+            | Rule::type_helper
             | Rule::interface_type
             | Rule::object_type
             | Rule::record_type => TypeDef::Structured(self.structured(c)),
@@ -573,7 +574,8 @@ impl Lower<'_> {
         let mut st = StructuredType {
             kind: match rule {
                 Rule::class_helper => StructuredKind::ClassHelper,
-                Rule::record_helper => StructuredKind::RecordHelper,
+                // FPC's `type helper for T` extends a simple type like a record helper.
+                Rule::record_helper | Rule::type_helper => StructuredKind::RecordHelper,
                 Rule::object_type => StructuredKind::Object,
                 Rule::record_type => StructuredKind::Record,
                 _ => StructuredKind::Class,
@@ -605,7 +607,7 @@ impl Lower<'_> {
                         st.ancestors.push(TypeRef { kind, text, span });
                     }
                 }
-                Rule::named_type => {
+                Rule::named_type | Rule::string_type => {
                     let span = self.span(&c);
                     let text = normalize(c.as_str());
                     let kind = self.type_ref_kind(c);

@@ -588,6 +588,15 @@ fn lenient_delphi_constructs_parse_and_keep_their_headings() {
             "{expected} missing from {headings:?}"
         );
     }
+    let helper = unit
+        .type_decls()
+        .into_iter()
+        .find(|t| t.name == "TStrings8Helper")
+        .expect("TStrings8Helper");
+    let TypeDef::Structured(st) = &helper.def else {
+        panic!("a helper is structured")
+    };
+    assert_eq!(st.helper_for.as_ref().map(|t| t.text.as_str()), Some("string"));
     let names = unit
         .type_decls()
         .into_iter()
@@ -611,6 +620,8 @@ fn fpc_only_syntax_parses_with_an_fpc_target() {
     for expected in [
         "TPair::=",
         "TPair.=",
+        "TIntHelper::Doubled",
+        "TIntHelper.Doubled",
         "GetLevel",
         "SetLevel",
         ":=",
@@ -623,7 +634,10 @@ fn fpc_only_syntax_parses_with_an_fpc_target() {
         );
     }
     let types: Vec<&str> = unit.type_decls().iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(types, ["TFlags", "TLevel", "TLineProc", "TPair"]);
+    assert_eq!(
+        types,
+        ["TFlags", "TLevel", "TLineProc", "TPair", "TIntHelper"]
+    );
 }
 
 #[test]
