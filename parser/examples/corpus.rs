@@ -51,17 +51,23 @@ fn line_headings(text: &str) -> usize {
         .filter(|line| {
             let l = line.trim_start().to_ascii_lowercase();
             let l = l.strip_prefix("class ").map(str::trim_start).unwrap_or(&l);
-            ["procedure ", "function ", "constructor ", "destructor ", "operator "]
-                .iter()
-                .any(|k| {
-                    l.strip_prefix(k).is_some_and(|rest| {
-                        rest.trim_start()
-                            .chars()
-                            .next()
-                            .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '&')
-                            && !rest.trim_start().starts_with("begin")
-                    })
+            [
+                "procedure ",
+                "function ",
+                "constructor ",
+                "destructor ",
+                "operator ",
+            ]
+            .iter()
+            .any(|k| {
+                l.strip_prefix(k).is_some_and(|rest| {
+                    rest.trim_start()
+                        .chars()
+                        .next()
+                        .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '&')
+                        && !rest.trim_start().starts_with("begin")
                 })
+            })
         })
         .count()
 }
@@ -73,9 +79,13 @@ fn strip_comments_and_strings(text: &str) -> String {
     while i < b.len() {
         let end = match b[i] {
             b'{' => text[i..].find('}').map_or(b.len(), |e| i + e + 1),
-            b'(' if b.get(i + 1) == Some(&b'*') => text[i + 2..].find("*)").map_or(b.len(), |e| i + e + 4),
+            b'(' if b.get(i + 1) == Some(&b'*') => {
+                text[i + 2..].find("*)").map_or(b.len(), |e| i + e + 4)
+            }
             b'/' if b.get(i + 1) == Some(&b'/') => text[i..].find('\n').map_or(b.len(), |e| i + e),
-            b'\'' => text[i + 1..].find(['\'', '\n']).map_or(b.len(), |e| i + e + 2),
+            b'\'' => text[i + 1..]
+                .find(['\'', '\n'])
+                .map_or(b.len(), |e| i + e + 2),
             c => {
                 out.push(c);
                 i += 1;
@@ -128,7 +138,10 @@ fn main() {
                     let found = u.all_routines().len() + count_methods(u);
                     if found < expected {
                         audit_short += 1;
-                        println!("AUDIT {} found {found} headings, lines suggest {expected}", f.display());
+                        println!(
+                            "AUDIT {} found {found} headings, lines suggest {expected}",
+                            f.display()
+                        );
                     }
                 }
             }

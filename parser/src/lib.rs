@@ -20,6 +20,7 @@ mod scan;
 pub mod source;
 pub mod span;
 pub mod target;
+mod tokens;
 
 pub use diagnostic::{Diagnostic, Label, Severity};
 pub use eval::ConstEnv;

@@ -5,6 +5,7 @@ use crate::doc;
 use crate::grammar::Rule;
 use crate::preprocess::Preprocessed;
 use crate::span::Span;
+use crate::tokens::Tokens;
 use pest::iterators::Pair;
 
 type P<'i> = Pair<'i, Rule>;
@@ -12,6 +13,9 @@ type P<'i> = Pair<'i, Rule>;
 /// Lowers pairs parsed from `pp.text[base..]`.
 pub(crate) struct Lower<'a> {
     pub pp: &'a Preprocessed,
+    /// The preprocessed text's tokens, which the grammar ran over.
+    pub toks: &'a Tokens,
+    /// Byte offset in the token string where the item's input starts.
     pub base: usize,
     /// How deep `expr` has recursed: deeper expressions are kept as text only, so absurd
     /// nesting cannot exhaust the stack here after the grammar accepted it.
@@ -48,18 +52,40 @@ fn compact(text: &str) -> String {
     text.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
-impl Lower<'_> {
+impl<'a> Lower<'a> {
     fn span(&self, p: &P) -> Span {
         let s = p.as_span();
         self.span_of(s.start(), s.end())
     }
 
+    /// The source span of the tokens at `start..end` of the item's input.
     fn span_of(&self, start: usize, end: usize) -> Span {
-        self.pp.span(self.base + start, self.base + end)
+        let (from, to) = self.toks.text_range(self.base + start, self.base + end);
+        self.pp.span(from, to)
+    }
+
+    /// The source text of a pair (from its first token's start to its last token's end).
+    fn text(&self, p: &P) -> &'a str {
+        let s = p.as_span();
+        self.text_of(s.start(), s.end())
+    }
+
+    /// The source text of the tokens at `start..end` of the item's input.
+    fn text_of(&self, start: usize, end: usize) -> &'a str {
+        let (from, to) = self.toks.text_range(self.base + start, self.base + end);
+        self.pp.text.get(from..to).unwrap_or("")
+    }
+
+    /// The value of a `string_lit` pair.
+    fn string_value(&self, p: P) -> String {
+        string_pieces_value(p.into_inner().map(|piece| self.text(&piece)))
     }
 
     fn doc(&self, p: &P) -> Option<DocComment> {
-        doc::doc_before(self.pp, self.base + p.as_span().start())
+        doc::doc_before(
+            self.pp,
+            self.toks.text_start(self.base + p.as_span().start()),
+        )
     }
 
     // ------------------------------------------------------------ unit head, uses
@@ -82,7 +108,7 @@ impl Lower<'_> {
                 }
                 Rule::unit_name => {
                     if let Some(q) = c.into_inner().next() {
-                        name = compact(q.as_str());
+                        name = compact(self.text(&q));
                         name_span = self.span(&q);
                     }
                 }
@@ -99,15 +125,15 @@ impl Lower<'_> {
         let mut units = Vec::new();
         for c in p.into_inner() {
             match c.as_rule() {
-                Rule::uses_kw => keyword = c.as_str().to_ascii_lowercase(),
+                Rule::uses_kw => keyword = self.text(&c).to_ascii_lowercase(),
                 Rule::used_unit => {
                     let uspan = self.span(&c);
                     let mut name = String::new();
                     let mut in_file = None;
                     for u in c.into_inner() {
                         match u.as_rule() {
-                            Rule::qualified_ident => name = compact(u.as_str()),
-                            Rule::string_lit => in_file = Some(string_value(u)),
+                            Rule::qualified_ident => name = compact(self.text(&u)),
+                            Rule::string_lit => in_file = Some(self.string_value(u)),
                             _ => {}
                         }
                     }
@@ -142,8 +168,8 @@ impl Lower<'_> {
         let mut arg = None;
         for c in p.into_inner() {
             match c.as_rule() {
-                Rule::hint_name => name = c.as_str().to_ascii_lowercase(),
-                Rule::string_lit => arg = Some(normalize(c.as_str())),
+                Rule::hint_name => name = self.text(&c).to_ascii_lowercase(),
+                Rule::string_lit => arg = Some(normalize(self.text(&c))),
                 _ => {}
             }
         }
@@ -162,12 +188,12 @@ impl Lower<'_> {
                 let mut args = Vec::new();
                 for c in a.into_inner() {
                     match c.as_rule() {
-                        Rule::qualified_ident => name = compact(c.as_str()),
+                        Rule::qualified_ident => name = compact(self.text(&c)),
                         Rule::attr_arg => {
                             if let Some(inner) = c.into_inner().next() {
                                 if inner.as_rule() == Rule::attr_named {
                                     let mut it = inner.into_inner();
-                                    let n = it.next().map(|n| strip_amp(n.as_str()));
+                                    let n = it.next().map(|n| strip_amp(self.text(&n)));
                                     if let Some(e) = it.next() {
                                         args.push(AttributeArg {
                                             name: n,
@@ -214,7 +240,7 @@ impl Lower<'_> {
             match c.as_rule() {
                 Rule::attributes => d.attributes.extend(self.attributes(c)),
                 Rule::ident => {
-                    d.name = strip_amp(c.as_str());
+                    d.name = strip_amp(self.text(&c));
                     d.name_span = self.span(&c);
                 }
                 Rule::type_ref => d.ty = Some(self.type_ref(c)),
@@ -231,7 +257,7 @@ impl Lower<'_> {
         match p.clone().into_inner().next() {
             Some(e) if e.as_rule() == Rule::expr => self.expr(e),
             _ => Expr {
-                text: normalize(p.as_str()),
+                text: normalize(self.text(&p)),
                 kind: ExprKind::Other,
                 span,
             },
@@ -251,7 +277,7 @@ impl Lower<'_> {
                 Rule::attributes => attributes.extend(self.attributes(c)),
                 Rule::ident_list => {
                     for n in c.into_inner() {
-                        names.push((strip_amp(n.as_str()), self.span(&n)));
+                        names.push((strip_amp(self.text(&n)), self.span(&n)));
                     }
                 }
                 Rule::type_ref => ty = Some(self.type_ref(c)),
@@ -314,7 +340,7 @@ impl Lower<'_> {
             match c.as_rule() {
                 Rule::attributes => d.attributes.extend(self.attributes(c)),
                 Rule::ident => {
-                    d.name = strip_amp(c.as_str());
+                    d.name = strip_amp(self.text(&c));
                     d.name_span = self.span(&c);
                 }
                 Rule::generic_params => d.generic_params = self.generic_params(c),
@@ -338,10 +364,10 @@ impl Lower<'_> {
                 match c.as_rule() {
                     Rule::ident_list => {
                         for n in c.into_inner() {
-                            names.push((strip_amp(n.as_str()), self.span(&n)));
+                            names.push((strip_amp(self.text(&n)), self.span(&n)));
                         }
                     }
-                    Rule::constraint => constraints.push(normalize(c.as_str())),
+                    Rule::constraint => constraints.push(normalize(self.text(&c))),
                     _ => {}
                 }
             }
@@ -422,7 +448,7 @@ impl Lower<'_> {
     fn other_type(&self, p: &P) -> TypeRef {
         TypeRef {
             kind: TypeRefKind::Other,
-            text: normalize(p.as_str()),
+            text: normalize(self.text(p)),
             span: self.span(p),
         }
     }
@@ -446,7 +472,10 @@ impl Lower<'_> {
             .map(|m| {
                 let span = self.span(&m);
                 let mut it = m.into_inner();
-                let name = it.next().map(|n| strip_amp(n.as_str())).unwrap_or_default();
+                let name = it
+                    .next()
+                    .map(|n| strip_amp(self.text(&n)))
+                    .unwrap_or_default();
                 let value = it.next().map(|e| self.expr(e));
                 EnumMember { name, value, span }
             })
@@ -468,7 +497,7 @@ impl Lower<'_> {
                 Rule::type_ref => heading.result = Some(self.type_ref(c)),
                 Rule::of_object => of_object = true,
                 Rule::call_conv => heading.directives.push(Directive {
-                    name: c.as_str().to_ascii_lowercase(),
+                    name: self.text(&c).to_ascii_lowercase(),
                     arg: None,
                     span: self.span(&c),
                 }),
@@ -485,7 +514,7 @@ impl Lower<'_> {
 
     pub fn type_ref(&self, p: P) -> TypeRef {
         let span = self.span(&p);
-        let text = normalize(p.as_str());
+        let text = normalize(self.text(&p));
         let kind = match p.into_inner().next() {
             Some(inner) => self.type_ref_kind(inner),
             None => TypeRefKind::Other,
@@ -513,7 +542,7 @@ impl Lower<'_> {
                                             .map(|t| self.type_ref(t))
                                             .collect();
                                     }
-                                    _ => parts.push(strip_amp(part.as_str())),
+                                    _ => parts.push(strip_amp(self.text(&part))),
                                 }
                             }
                         }
@@ -596,29 +625,29 @@ impl Lower<'_> {
             match c.as_rule() {
                 Rule::kw_interface => st.kind = StructuredKind::Interface,
                 Rule::kw_dispinterface => st.kind = StructuredKind::DispInterface,
-                Rule::kw_packed | Rule::class_modifier => {
-                    st.modifiers.push(c.as_str().to_ascii_lowercase())
+                Rule::packing | Rule::class_modifier => {
+                    st.modifiers.push(self.text(&c).to_ascii_lowercase())
                 }
                 Rule::heritage => {
                     for t in c.into_inner() {
                         let span = self.span(&t);
-                        let text = normalize(t.as_str());
+                        let text = normalize(self.text(&t));
                         let kind = self.type_ref_kind(t);
                         st.ancestors.push(TypeRef { kind, text, span });
                     }
                 }
                 Rule::named_type | Rule::string_type => {
                     let span = self.span(&c);
-                    let text = normalize(c.as_str());
+                    let text = normalize(self.text(&c));
                     let kind = self.type_ref_kind(c);
                     st.helper_for = Some(TypeRef { kind, text, span });
                 }
                 Rule::guid => {
                     if let Some(g) = c.into_inner().next() {
                         st.guid = Some(if g.as_rule() == Rule::string_lit {
-                            string_value(g)
+                            self.string_value(g)
                         } else {
-                            compact(g.as_str())
+                            compact(self.text(&g))
                         });
                     }
                 }
@@ -650,7 +679,7 @@ impl Lower<'_> {
                 Rule::visibility => {
                     let words: Vec<String> = c
                         .into_inner()
-                        .map(|w| w.as_str().to_ascii_lowercase())
+                        .map(|w| self.text(&w).to_ascii_lowercase())
                         .collect();
                     let strict = words.iter().any(|w| w == "strict");
                     let vis = match words.last().map(String::as_str) {
@@ -767,7 +796,7 @@ impl Lower<'_> {
             match c.as_rule() {
                 Rule::kw_class => prop.is_class = true,
                 Rule::ident => {
-                    prop.name = strip_amp(c.as_str());
+                    prop.name = strip_amp(self.text(&c));
                     prop.name_span = self.span(&c);
                 }
                 Rule::property_params => {
@@ -785,8 +814,8 @@ impl Lower<'_> {
                             Rule::hint => {
                                 prop.specifiers.push(self.hint(s));
                             }
-                            Rule::prop_spec_name => name = s.as_str().to_ascii_lowercase(),
-                            Rule::prop_spec_arg => arg = Some(normalize(s.as_str())),
+                            Rule::prop_spec_name => name = self.text(&s).to_ascii_lowercase(),
+                            Rule::prop_spec_arg => arg = Some(normalize(self.text(&s))),
                             _ => {}
                         }
                     }
@@ -867,18 +896,18 @@ impl Lower<'_> {
                     let mut qualifier = Vec::new();
                     for (i, part) in parts.into_iter().enumerate() {
                         if i + 1 < n {
-                            qualifier.push(compact(part.as_str()));
+                            qualifier.push(compact(self.text(&part)));
                             continue;
                         }
                         if part.as_rule() == Rule::operator_symbol {
-                            r.name = part.as_str().to_string();
+                            r.name = self.text(&part).to_string();
                             r.name_span = self.span(&part);
                             continue;
                         }
                         for x in part.into_inner() {
                             match x.as_rule() {
                                 Rule::ident | Rule::dot_name => {
-                                    r.name = strip_amp(x.as_str());
+                                    r.name = strip_amp(self.text(&x));
                                     r.name_span = self.span(&x);
                                 }
                                 Rule::generic_params_any => {
@@ -909,7 +938,7 @@ impl Lower<'_> {
                 }
                 Rule::method_resolution => r.directives.push(Directive {
                     name: "=".to_string(),
-                    arg: c.into_inner().next().map(|q| compact(q.as_str())),
+                    arg: c.into_inner().next().map(|q| compact(self.text(&q))),
                     span: self.span_of(0, 0),
                 }),
                 Rule::directives => {
@@ -919,8 +948,8 @@ impl Lower<'_> {
                         let mut arg = None;
                         for x in d.into_inner() {
                             match x.as_rule() {
-                                Rule::directive_name => name = x.as_str().to_ascii_lowercase(),
-                                Rule::directive_arg => arg = Some(normalize(x.as_str())),
+                                Rule::directive_name => name = self.text(&x).to_ascii_lowercase(),
+                                Rule::directive_arg => arg = Some(normalize(self.text(&x))),
                                 _ => {}
                             }
                         }
@@ -965,7 +994,7 @@ impl Lower<'_> {
                 }
                 Rule::ident_list => {
                     for n in c.into_inner() {
-                        names.push((strip_amp(n.as_str()), self.span(&n)));
+                        names.push((strip_amp(self.text(&n)), self.span(&n)));
                     }
                 }
                 Rule::type_ref => ty = Some(self.type_ref(c)),
@@ -1001,7 +1030,7 @@ impl Lower<'_> {
         let depth = self.expr_depth.get();
         if depth >= MAX_EXPR_DEPTH {
             return Expr {
-                text: normalize(p.as_str()),
+                text: normalize(self.text(&p)),
                 kind: ExprKind::Other,
                 span: self.span(&p),
             };
@@ -1014,7 +1043,7 @@ impl Lower<'_> {
 
     fn expr_inner(&self, p: P) -> Expr {
         let span = self.span(&p);
-        let text = normalize(p.as_str());
+        let text = normalize(self.text(&p));
         match p.as_rule() {
             Rule::expr | Rule::simple_expr | Rule::term => {
                 let mut it = p.into_inner();
@@ -1026,15 +1055,14 @@ impl Lower<'_> {
                     };
                 };
                 let start = first.as_span().start();
-                let input = first.as_span().get_input();
                 let mut acc = self.expr(first);
                 while let (Some(op), Some(rhs)) = (it.next(), it.next()) {
                     let end = rhs.as_span().end();
                     let rhs = self.expr(rhs);
                     acc = Expr {
-                        text: normalize(input.get(start..end).unwrap_or("")),
+                        text: normalize(self.text_of(start, end)),
                         kind: ExprKind::Binary {
-                            op: normalize(op.as_str()).to_ascii_lowercase(),
+                            op: compact(self.text(&op)).to_ascii_lowercase(),
                             lhs: Box::new(acc),
                             rhs: Box::new(rhs),
                         },
@@ -1053,7 +1081,7 @@ impl Lower<'_> {
                     };
                 };
                 if first.as_rule() == Rule::unary_op {
-                    let op = first.as_str().to_ascii_lowercase();
+                    let op = self.text(&first).to_ascii_lowercase();
                     let operand = it.next().map(|o| self.expr(o));
                     return Expr {
                         text,
@@ -1068,7 +1096,6 @@ impl Lower<'_> {
                     };
                 }
                 let start = first.as_span().start();
-                let input = first.as_span().get_input();
                 let mut acc = self.primary(first);
                 for post in it {
                     let end = post.as_span().end();
@@ -1081,7 +1108,7 @@ impl Lower<'_> {
                                 "{name}.{}",
                                 x.into_inner()
                                     .next()
-                                    .map(|n| strip_amp(n.as_str()))
+                                    .map(|n| strip_amp(self.text(&n)))
                                     .unwrap_or_default()
                             ),
                         },
@@ -1096,7 +1123,7 @@ impl Lower<'_> {
                         _ => ExprKind::Other,
                     };
                     acc = Expr {
-                        text: normalize(input.get(start..end).unwrap_or("")),
+                        text: normalize(self.text_of(start, end)),
                         kind,
                         span: self.span_of(start, end),
                     };
@@ -1114,20 +1141,20 @@ impl Lower<'_> {
 
     fn primary(&self, p: P) -> Expr {
         let span = self.span(&p);
-        let text = normalize(p.as_str());
+        let text = normalize(self.text(&p));
         let mut it = p.into_inner();
         let kind = match it.next() {
             Some(c) => match c.as_rule() {
-                Rule::number => number_kind(c.as_str()),
+                Rule::number => number_kind(self.text(&c)),
                 Rule::string_lit => ExprKind::Str {
-                    value: string_value(c),
+                    value: self.string_value(c),
                 },
                 Rule::set_ctor => ExprKind::Set {
                     elements: c
                         .into_inner()
                         .map(|e| {
                             let espan = self.span(&e);
-                            let etext = normalize(e.as_str());
+                            let etext = normalize(self.text(&e));
                             let mut parts = e.into_inner();
                             let lo = parts.next().map(|x| self.expr(x));
                             match (lo, parts.next()) {
@@ -1162,7 +1189,7 @@ impl Lower<'_> {
                     None => ExprKind::Other,
                 },
                 Rule::kw_nil | Rule::kw_string | Rule::ident => ExprKind::Ident {
-                    name: strip_amp(c.as_str()),
+                    name: strip_amp(self.text(&c)),
                 },
                 _ => ExprKind::Other,
             },
@@ -1229,26 +1256,22 @@ fn number_kind(text: &str) -> ExprKind {
     }
 }
 
-/// Decoded value of a `string_lit` pair.
-pub(crate) fn string_value(p: P) -> String {
+/// The value of a string literal: quoted pieces with `''` escapes, `#13`/`#$0D` character
+/// codes and Delphi 12 multi-line strings, concatenated.
+fn string_pieces_value<'t>(pieces: impl Iterator<Item = &'t str>) -> String {
     let mut out = String::new();
-    for piece in p.into_inner() {
-        let s = piece.as_str();
-        match piece.as_rule() {
-            Rule::quoted_string => {
-                let inner = s.get(1..s.len().saturating_sub(1)).unwrap_or("");
-                out.push_str(&inner.replace("''", "'"));
-            }
-            Rule::char_code => {
-                let digits = &s[1..];
-                let code = match digits.strip_prefix('$') {
-                    Some(hex) => u32::from_str_radix(hex, 16).ok(),
-                    None => digits.parse::<u32>().ok(),
-                };
-                out.push(code.and_then(char::from_u32).unwrap_or('\u{FFFD}'));
-            }
-            Rule::multiline_string => out.push_str(&multiline_value(s)),
-            _ => {}
+    for s in pieces {
+        if let Some(digits) = s.strip_prefix('#') {
+            let code = match digits.strip_prefix('$') {
+                Some(hex) => u32::from_str_radix(hex, 16).ok(),
+                None => digits.parse::<u32>().ok(),
+            };
+            out.push(code.and_then(char::from_u32).unwrap_or('\u{FFFD}'));
+        } else if s.starts_with("'''") && s.contains(['\n', '\r']) {
+            out.push_str(&multiline_value(s));
+        } else {
+            let inner = s.get(1..s.len().saturating_sub(1)).unwrap_or("");
+            out.push_str(&inner.replace("''", "'"));
         }
     }
     out

@@ -15,6 +15,7 @@ use crate::preprocess::{preprocess, Preprocessed};
 use crate::scan::{self, StmtEnd, Tok, TokKind};
 use crate::source;
 use crate::span::{FileId, SourceDb, Span};
+use crate::tokens::{self, Tokens, CODE_WIDTH};
 use pest::iterators::Pair;
 use pest::Parser as _;
 use std::path::Path;
@@ -67,7 +68,8 @@ pub fn parse_text(
 pub fn parse_loaded(db: &SourceDb, file: FileId, opts: &ParseOptions) -> ParseResult {
     init_limits();
     let pp = preprocess(db, file, opts);
-    let mut driver = Driver::new(&pp);
+    let toks = tokens::lex(&pp.text);
+    let mut driver = Driver::new(&pp, &toks);
     let unit = driver.unit();
     let mut diagnostics = pp.diagnostics.clone();
     diagnostics.append(&mut driver.diags);
@@ -89,10 +91,11 @@ fn init_limits() {
 const MAX_NESTING: u32 = 64;
 
 /// Where parsing an item left off.
-type ItemResult<'i> = Result<(Pair<'i, Rule>, usize), ()>;
+type ItemResult<'i> = Result<(Pair<'i, Rule>, usize, usize), ()>;
 
 struct Driver<'a> {
     pp: &'a Preprocessed,
+    toks: &'a Tokens,
     text: &'a str,
     diags: Vec<Diagnostic>,
     nesting: u32,
@@ -182,9 +185,10 @@ fn is_reserved(w: &str) -> bool {
 }
 
 impl<'a> Driver<'a> {
-    fn new(pp: &'a Preprocessed) -> Self {
+    fn new(pp: &'a Preprocessed, toks: &'a Tokens) -> Self {
         Self {
             pp,
+            toks,
             text: &pp.text,
             diags: Vec::new(),
             nesting: 0,
@@ -203,30 +207,36 @@ impl<'a> Driver<'a> {
         scan::next_token(self.bytes(), pos)
     }
 
+    /// A lowering context for an item whose input starts at `base` of the token string.
     fn lower(&self, base: usize) -> Lower<'a> {
         Lower {
             pp: self.pp,
+            toks: self.toks,
             base,
             expr_depth: Default::default(),
         }
     }
 
-    /// Runs `rule` on the text from `pos`; on failure records a diagnostic.
+    /// Runs `rule` on the tokens from `pos` of the text; on failure records a diagnostic.
+    /// Returns the pair, the token-string offset its input starts at (for [`Self::lower`]),
+    /// and the end of its last token in the text.
     fn item(&mut self, rule: Rule, pos: usize) -> ItemResult<'a> {
-        let text: &'a str = self.text;
-        let Some(input) = text.get(pos..) else {
+        let code: &'a str = &self.toks.code;
+        let base = self.toks.index_at(pos) * CODE_WIDTH;
+        let Some(input) = code.get(base..) else {
             return Err(());
         };
         match DelphiParser::parse(rule, input) {
             Ok(mut pairs) => match pairs.next() {
                 Some(pair) => {
-                    let end = pos + pair.as_span().end();
-                    Ok((pair, end))
+                    let s = pair.as_span();
+                    let (_, end) = self.toks.text_range(base + s.start(), base + s.end());
+                    Ok((pair, base, end.max(pos)))
                 }
                 None => Err(()),
             },
             Err(err) => {
-                self.syntax_error(rule, pos, input, err);
+                self.syntax_error(rule, base, input, err);
                 Err(())
             }
         }
@@ -248,7 +258,7 @@ impl<'a> Driver<'a> {
             pest::error::InputLocation::Pos(p) => p,
             pest::error::InputLocation::Span((s, _)) => s,
         };
-        let pos = base + at;
+        let pos = self.toks.text_start(base + at);
         let found = scan::token_at(self.bytes(), scan::skip_trivia(self.bytes(), pos));
         let found_text = found.text(self.text);
         let mut expected: Vec<String> = Vec::new();
@@ -264,7 +274,9 @@ impl<'a> Driver<'a> {
                     const PUNCT: &[&str] =
                         &[";", ":", "=", ",", "(", ")", "[", "]", ".", "..", "<", ">"];
                     for t in attempts.expected_tokens() {
-                        let t = t.to_string();
+                        let Some(t) = tokens::punct_text(&t.to_string()) else {
+                            continue;
+                        };
                         if PUNCT.contains(&t.as_str()) {
                             expected.push(format!("`{t}`"));
                         }
@@ -350,8 +362,8 @@ impl<'a> Driver<'a> {
         let mut hints = Vec::new();
         if head_word {
             match self.item(Rule::unit_head, pos) {
-                Ok((pair, end)) => {
-                    (kind, name, name_span, hints) = self.lower(pos).unit_head(pair);
+                Ok((pair, base, end)) => {
+                    (kind, name, name_span, hints) = self.lower(base).unit_head(pair);
                     pos = end;
                 }
                 Err(()) => {
@@ -495,8 +507,8 @@ impl<'a> Driver<'a> {
                 }
                 "uses" | "requires" | "contains" if t.kind == TokKind::Word => {
                     match self.item(Rule::uses_clause, pos) {
-                        Ok((pair, end)) => {
-                            uses.push(self.lower(pos).uses_clause(pair));
+                        Ok((pair, base, end)) => {
+                            uses.push(self.lower(base).uses_clause(pair));
                             end
                         }
                         Err(()) => self.recover(pos, pos, false),
@@ -545,7 +557,7 @@ impl<'a> Driver<'a> {
             }
             // Attributes that stand alone (`[assembly: Foo]`) or precede a section keyword.
             return Some(match self.item(Rule::attributes, pos) {
-                Ok((_, end)) => (None, end),
+                Ok((_, _, end)) => (None, end),
                 Err(()) => (None, self.recover(pos, pos, false)),
             });
         }
@@ -572,8 +584,8 @@ impl<'a> Driver<'a> {
 
     fn simple_item(&mut self, rule: Rule, pos: usize, keyword: &str) -> (Option<Decl>, usize) {
         match self.item(rule, pos) {
-            Ok((pair, end)) => (
-                Some(Decl::Other(self.lower(pos).other_decl(pair, keyword))),
+            Ok((pair, base, end)) => (
+                Some(Decl::Other(self.lower(base).other_decl(pair, keyword))),
                 end,
             ),
             Err(()) => (None, self.recover(pos, pos, false)),
@@ -623,8 +635,8 @@ impl<'a> Driver<'a> {
                 break;
             }
             match self.item(rule, pos) {
-                Ok((pair, end)) => {
-                    let l = self.lower(pos);
+                Ok((pair, base, end)) => {
+                    let l = self.lower(base);
                     lower(&l, pair, &mut items);
                     pos = end;
                     last_end = end;
@@ -680,11 +692,11 @@ impl<'a> Driver<'a> {
     // -------------------------------------------------------------------- routines
 
     fn routine(&mut self, with_body: bool, pos: usize) -> (Option<Decl>, usize) {
-        let (pair, end) = match self.item(Rule::routine_decl, pos) {
+        let (pair, base, end) = match self.item(Rule::routine_decl, pos) {
             Ok(x) => x,
             Err(()) => return (None, self.recover(pos, pos, false)),
         };
-        let mut r = self.lower(pos).routine_decl(pair);
+        let mut r = self.lower(base).routine_decl(pair);
         let no_body = r.has_directive("forward") || r.has_directive("external");
         if !with_body || no_body {
             r.forward = true;
@@ -788,9 +800,7 @@ fn rule_label(rule: Rule) -> Option<String> {
     }
     let label = match rule {
         Rule::ident | Rule::ident_list | Rule::qualified_ident | Rule::dot_name => "identifier",
-        Rule::string_lit | Rule::quoted_string | Rule::multiline_string | Rule::char_code => {
-            "string"
-        }
+        Rule::string_lit | Rule::string_piece => "string",
         Rule::number => "number",
         Rule::expr | Rule::simple_expr | Rule::term | Rule::factor | Rule::primary => "expression",
         Rule::type_ref | Rule::named_type | Rule::type_def => "type",

@@ -218,32 +218,23 @@ fn string_end(b: &[u8], i: usize) -> usize {
     j
 }
 
-/// Finds the closing quote run of a multi-line string whose opening line ends at `j`.
-fn multiline_close(b: &[u8], mut j: usize, quotes: usize) -> Option<usize> {
-    loop {
-        // to the start of the next line
-        while j < b.len() && b[j] != b'\n' && b[j] != b'\r' {
-            j += 1;
-        }
-        if j >= b.len() {
-            return None;
-        }
-        if b[j] == b'\r' && b.get(j + 1) == Some(&b'\n') {
-            j += 2;
+/// Finds the closing quote run of a multi-line string whose opening line ends at `j`: the
+/// first run of at least as many quotes on a later line. It should start its line (after
+/// indentation); the compiler also accepts it after text, and so does the preprocessor.
+fn multiline_close(b: &[u8], j: usize, quotes: usize) -> Option<usize> {
+    let mut k = j;
+    while k < b.len() {
+        if b[k] == b'\'' {
+            let run = b[k..].iter().take_while(|&&c| c == b'\'').count();
+            if run >= quotes {
+                return Some(k + quotes);
+            }
+            k += run;
         } else {
-            j += 1;
-        }
-        let mut k = j;
-        while k < b.len() && (b[k] == b' ' || b[k] == b'\t') {
             k += 1;
         }
-        if b.get(k..k + quotes)
-            .is_some_and(|s| s.iter().all(|&c| c == b'\''))
-        {
-            return Some(k + quotes);
-        }
-        j = k;
     }
+    None
 }
 
 /// Skips an `asm` block whose `asm` keyword ends at `i`; returns the position after its `end`,

@@ -596,7 +596,10 @@ fn lenient_delphi_constructs_parse_and_keep_their_headings() {
     let TypeDef::Structured(st) = &helper.def else {
         panic!("a helper is structured")
     };
-    assert_eq!(st.helper_for.as_ref().map(|t| t.text.as_str()), Some("string"));
+    assert_eq!(
+        st.helper_for.as_ref().map(|t| t.text.as_str()),
+        Some("string")
+    );
     let names = unit
         .type_decls()
         .into_iter()

@@ -1,0 +1,351 @@
+//! The token string the grammar runs over.
+//!
+//! pest spends most of its time per character: trivia between every two tokens, identifier
+//! characters, case-insensitive keywords with a word-boundary check. So the driver lexes the
+//! preprocessed text once with the scanner of `scan.rs` and hands pest a string with one
+//! character per token: a code for each keyword and punctuation mark, one for every other
+//! identifier, number or string. Comments and blanks are gone. Every code is a two-byte UTF-8
+//! character (U+0100 to U+02FF), so token `i` is at byte `2 * i` of the string, and a span of
+//! the token string maps back to the source through the start and end of its tokens.
+//!
+//! The codes are fixed by the tables below and spelled out in `delphi.pest`; the test
+//! `grammar_codes_match_the_lexer` keeps the two in step.
+
+use crate::scan::{self, TokKind};
+
+/// Every code takes this many bytes in the token string.
+pub(crate) const CODE_WIDTH: usize = 2;
+
+/// Reserved words: never identifiers (unless written with `&`). Code U+0200 + index.
+pub(crate) const RESERVED: &[&str] = &[
+    "and",
+    "array",
+    "as",
+    "asm",
+    "begin",
+    "case",
+    "class",
+    "const",
+    "constructor",
+    "destructor",
+    "dispinterface",
+    "div",
+    "do",
+    "downto",
+    "else",
+    "end",
+    "except",
+    "exports",
+    "file",
+    "finalization",
+    "finally",
+    "for",
+    "function",
+    "goto",
+    "if",
+    "implementation",
+    "in",
+    "inherited",
+    "initialization",
+    "interface",
+    "is",
+    "label",
+    "library",
+    "mod",
+    "nil",
+    "not",
+    "object",
+    "of",
+    "or",
+    "packed",
+    "procedure",
+    "program",
+    "property",
+    "raise",
+    "record",
+    "repeat",
+    "resourcestring",
+    "set",
+    "shl",
+    "shr",
+    "string",
+    "then",
+    "threadvar",
+    "to",
+    "try",
+    "type",
+    "unit",
+    "until",
+    "uses",
+    "var",
+    "while",
+    "with",
+    "xor",
+];
+
+/// Words the grammar gives a meaning in some places (directives, visibility, property
+/// specifiers, ...) that are identifiers everywhere else. Code U+0280 + index.
+pub(crate) const SOFT: &[&str] = &[
+    "absolute",
+    "abstract",
+    "add",
+    "align",
+    "assembler",
+    "automated",
+    "bitpacked",
+    "cdecl",
+    "constref",
+    "contains",
+    "cvar",
+    "default",
+    "delayed",
+    "deprecated",
+    "dispid",
+    "dynamic",
+    "experimental",
+    "export",
+    "external",
+    "far",
+    "final",
+    "forward",
+    "generic",
+    "helper",
+    "implements",
+    "index",
+    "inline",
+    "local",
+    "message",
+    "name",
+    "near",
+    "nested",
+    "nodefault",
+    "noreturn",
+    "operator",
+    "out",
+    "overload",
+    "override",
+    "package",
+    "pascal",
+    "platform",
+    "private",
+    "protected",
+    "public",
+    "published",
+    "read",
+    "readonly",
+    "reference",
+    "register",
+    "reintroduce",
+    "remove",
+    "requires",
+    "resident",
+    "safecall",
+    "sealed",
+    "specialize",
+    "static",
+    "stdcall",
+    "stored",
+    "strict",
+    "unsafe",
+    "varargs",
+    "virtual",
+    "winapi",
+    "write",
+    "writeonly",
+];
+
+const RESERVED_BASE: u32 = 0x200;
+const SOFT_BASE: u32 = 0x280;
+/// Any other identifier (also `&`-escaped words).
+pub(crate) const IDENT: char = '\u{0190}';
+/// A number in any notation.
+pub(crate) const NUMBER: char = '\u{0191}';
+/// A quoted string piece, a `#13` character code or a multi-line string.
+pub(crate) const STRING: char = '\u{0192}';
+/// Punctuation the grammar has no use for (`?`, `!`, `"`, a lone `&`, ...).
+pub(crate) const OTHER: char = '\u{0193}';
+/// `:=`
+pub(crate) const ASSIGN: char = '\u{0180}';
+/// `..`
+pub(crate) const DOTDOT: char = '\u{0181}';
+
+/// The preprocessed text as tokens.
+#[derive(Debug, Default)]
+pub(crate) struct Tokens {
+    /// One code per token.
+    pub code: String,
+    /// Start of each token in the preprocessed text.
+    pub starts: Vec<u32>,
+    /// End of each token in the preprocessed text.
+    pub ends: Vec<u32>,
+    /// Length of the preprocessed text (the position of the end of input).
+    pub text_len: u32,
+}
+
+impl Tokens {
+    /// Index of the first token that starts at or after `pos` of the preprocessed text.
+    pub fn index_at(&self, pos: usize) -> usize {
+        self.starts.partition_point(|&s| (s as usize) < pos)
+    }
+
+    /// Where the token at byte `offset` of the token string starts in the text (the end of
+    /// the text for the end of the string).
+    pub fn text_start(&self, offset: usize) -> usize {
+        let i = offset / CODE_WIDTH;
+        self.starts
+            .get(i)
+            .map_or(self.text_len as usize, |&s| s as usize)
+    }
+
+    /// The text range covered by the token string range `start..end` (empty at the start
+    /// token when the range holds no token).
+    pub fn text_range(&self, start: usize, end: usize) -> (usize, usize) {
+        let first = start / CODE_WIDTH;
+        let past = end / CODE_WIDTH;
+        let from = self.text_start(start);
+        if past <= first {
+            return (from, from);
+        }
+        let to = self
+            .ends
+            .get(past - 1)
+            .map_or(self.text_len as usize, |&e| e as usize);
+        (from, to.max(from))
+    }
+}
+
+/// The code of a word (already known not to be `&`-escaped).
+fn word_code(word: &str) -> char {
+    // Keywords are short ASCII words: lower-case into a small buffer and look up there.
+    let bytes = word.as_bytes();
+    let mut buf = [0u8; 16];
+    let Some(lower) = buf.get_mut(..bytes.len()) else {
+        return IDENT;
+    };
+    for (l, b) in lower.iter_mut().zip(bytes) {
+        *l = b.to_ascii_lowercase();
+    }
+    let lower = &*lower;
+    let table = keyword_table();
+    match table.binary_search_by(|(w, _)| w.as_bytes().cmp(lower)) {
+        Ok(i) => table[i].1,
+        Err(_) => IDENT,
+    }
+}
+
+/// Every keyword with its code, sorted by spelling.
+fn keyword_table() -> &'static [(&'static str, char)] {
+    static TABLE: std::sync::OnceLock<Vec<(&'static str, char)>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let code = |base: u32, i: usize| char::from_u32(base + i as u32).unwrap_or(IDENT);
+        let mut table: Vec<(&'static str, char)> = RESERVED
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (*w, code(RESERVED_BASE, i)))
+            .chain(
+                SOFT.iter()
+                    .enumerate()
+                    .map(|(i, w)| (*w, code(SOFT_BASE, i))),
+            )
+            .collect();
+        table.sort_unstable();
+        table
+    })
+}
+
+/// The code of a one-character punctuation mark: U+0100 plus its ASCII value.
+fn punct_code(c: u8) -> char {
+    match c {
+        b'(' | b')' | b'*' | b'+' | b',' | b'-' | b'.' | b'/' | b':' | b';' | b'<' | b'='
+        | b'>' | b'@' | b'[' | b']' | b'^' | b'&' => {
+            char::from_u32(0x100 + c as u32).unwrap_or(OTHER)
+        }
+        _ => OTHER,
+    }
+}
+
+/// The punctuation a code in the grammar stands for (`None` for other codes), to name
+/// expected tokens in diagnostics.
+pub(crate) fn punct_text(code: &str) -> Option<String> {
+    let mut chars = code.chars();
+    let c = chars.next()?;
+    if chars.next().is_some() {
+        return None;
+    }
+    match c {
+        ASSIGN => Some(":=".to_string()),
+        DOTDOT => Some("..".to_string()),
+        '\u{0100}'..='\u{017F}' => Some(char::from((c as u32 - 0x100) as u8).to_string()),
+        _ => None,
+    }
+}
+
+/// Lexes the whole preprocessed text.
+pub(crate) fn lex(text: &str) -> Tokens {
+    let b = text.as_bytes();
+    let mut toks = Tokens {
+        code: String::with_capacity(b.len() / 2),
+        starts: Vec::with_capacity(b.len() / 5),
+        ends: Vec::with_capacity(b.len() / 5),
+        text_len: b.len() as u32,
+    };
+    let push = |toks: &mut Tokens, code: char, start: usize, end: usize| {
+        toks.code.push(code);
+        toks.starts.push(start as u32);
+        toks.ends.push(end as u32);
+    };
+    let mut pos = 0;
+    loop {
+        let t = scan::next_token(b, pos);
+        let (start, end) = (t.start, t.end);
+        match t.kind {
+            TokKind::Eof => break,
+            TokKind::Word => {
+                let w = t.text(text);
+                let code = if w.starts_with('&') {
+                    IDENT
+                } else {
+                    word_code(w)
+                };
+                push(&mut toks, code, start, end);
+            }
+            TokKind::Num => push(&mut toks, NUMBER, start, end),
+            TokKind::Str => push(&mut toks, STRING, start, end),
+            TokKind::Punct => match &b[start..end] {
+                b":=" => push(&mut toks, ASSIGN, start, end),
+                b".." => push(&mut toks, DOTDOT, start, end),
+                // `<=`, `>=` and `<>` are two tokens, so that `TFoo<T>=class` and
+                // `TList<TPair<K, V>>` read as generics; expressions put them together again.
+                [first, second] => {
+                    push(&mut toks, punct_code(*first), start, start + 1);
+                    push(&mut toks, punct_code(*second), start + 1, end);
+                }
+                // `(.` and `.)` are the old spellings of `[` and `]`.
+                [b'('] if b.get(end) == Some(&b'.') && b.get(end + 1) != Some(&b'.') => {
+                    push(&mut toks, punct_code(b'['), start, end + 1);
+                    pos = end + 1;
+                    continue;
+                }
+                [b'.'] if b.get(end) == Some(&b')') => {
+                    push(&mut toks, punct_code(b']'), start, end + 1);
+                    pos = end + 1;
+                    continue;
+                }
+                // `%1010` and `&777`: binary and octal numbers.
+                [b'%'] | [b'&'] if b.get(end).is_some_and(u8::is_ascii_digit) => {
+                    let mut j = end;
+                    while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+                        j += 1;
+                    }
+                    push(&mut toks, NUMBER, start, j);
+                    pos = j;
+                    continue;
+                }
+                [c] => push(&mut toks, punct_code(*c), start, end),
+                _ => push(&mut toks, OTHER, start, end),
+            },
+        }
+        pos = end.max(pos + 1);
+    }
+    toks
+}
