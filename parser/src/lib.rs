@@ -22,7 +22,7 @@ pub mod span;
 pub mod target;
 
 pub use diagnostic::{Diagnostic, Label, Severity};
-pub use eval::ConstEnv;
+pub use eval::{ConstEnv, ConstLookup};
 pub use options::ParseOptions;
 pub use parse::{parse_file, parse_loaded, parse_text, ParseResult};
 pub use span::{FileId, SourceDb, SourceFile, Span};
