@@ -4,8 +4,9 @@
 use crate::manifest::{EnumMemberEntry, NumberRepr, StringRepr, ValueType};
 use crate::types::{lookup_builtin, lookup_rejected, Builtin, StrKind, Target, Unsupported};
 use delphi_mcp_parser::ast::{
-    self, ConstValue, Decl, Expr, ExprKind, StructuredKind, TypeDef, TypeRef, TypeRefKind,
+    self, ConstValue, Decl, Expr, StructuredKind, TypeDef, TypeRef, TypeRefKind,
 };
+use delphi_mcp_parser::eval::{eval_with, ConstLookup};
 
 /// How the stub converts a value (selects the conversion snippet in the templates).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -161,76 +162,11 @@ impl<'a> TypeEnv<'a> {
         &self.units[index].name
     }
 
-    /// Evaluates a constant expression (literals, unit constants, `+ - * div mod`, unary minus,
-    /// `True`/`False`, `Ord`/`Chr`/`High`/`Low` are not needed here).
+    /// Evaluates a constant expression written in unit `home` with the parser's evaluator
+    /// ([`eval_with`], which documents what it covers); the constants it refers to are looked
+    /// up across the units as the [`ConstLookup`] implementation of `TypeEnv` says.
     pub fn eval(&self, expr: &Expr, home: usize) -> Option<ConstValue> {
-        self.eval_depth(expr, home, 0)
-    }
-
-    fn eval_depth(&self, expr: &Expr, home: usize, depth: usize) -> Option<ConstValue> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        match &expr.kind {
-            ExprKind::Str { value } => Some(ConstValue::Str(value.clone())),
-            ExprKind::Int { value } => Some(ConstValue::Int(*value)),
-            ExprKind::Real { value } => Some(ConstValue::Real(*value)),
-            ExprKind::Ident { name } => {
-                if name.eq_ignore_ascii_case("true") {
-                    return Some(ConstValue::Bool(true));
-                }
-                if name.eq_ignore_ascii_case("false") {
-                    return Some(ConstValue::Bool(false));
-                }
-                let last = name.rsplit('.').next().unwrap_or(name).to_ascii_lowercase();
-                let mut found = None;
-                for (n, unit, value) in &self.consts {
-                    if *n == last {
-                        if *unit == home {
-                            found = Some((*unit, *value));
-                            break;
-                        }
-                        found.get_or_insert((*unit, *value));
-                    }
-                }
-                let (unit, value) = found?;
-                self.eval_depth(value, unit, depth + 1)
-            }
-            ExprKind::Unary { op, operand } => {
-                let v = self.eval_depth(operand, home, depth + 1)?;
-                match (op.as_str(), v) {
-                    ("-", ConstValue::Int(i)) => Some(ConstValue::Int(-i)),
-                    ("-", ConstValue::Real(r)) => Some(ConstValue::Real(-r)),
-                    ("+", v @ (ConstValue::Int(_) | ConstValue::Real(_))) => Some(v),
-                    ("not", ConstValue::Bool(b)) => Some(ConstValue::Bool(!b)),
-                    _ => None,
-                }
-            }
-            ExprKind::Binary { op, lhs, rhs } => {
-                let l = self.eval_depth(lhs, home, depth + 1)?;
-                let r = self.eval_depth(rhs, home, depth + 1)?;
-                match (op.as_str(), l, r) {
-                    ("+", ConstValue::Str(a), ConstValue::Str(b)) => Some(ConstValue::Str(a + &b)),
-                    ("+", ConstValue::Int(a), ConstValue::Int(b)) => {
-                        a.checked_add(b).map(ConstValue::Int)
-                    }
-                    ("-", ConstValue::Int(a), ConstValue::Int(b)) => {
-                        a.checked_sub(b).map(ConstValue::Int)
-                    }
-                    ("*", ConstValue::Int(a), ConstValue::Int(b)) => {
-                        a.checked_mul(b).map(ConstValue::Int)
-                    }
-                    ("div", ConstValue::Int(a), ConstValue::Int(b)) => {
-                        a.checked_div(b).map(ConstValue::Int)
-                    }
-                    ("mod", ConstValue::Int(a), ConstValue::Int(b)) => {
-                        a.checked_rem(b).map(ConstValue::Int)
-                    }
-                    _ => None,
-                }
-            }
-            _ => None,
-        }
+        eval_with(self, expr, home)
     }
 
     /// Resolves a type as written in unit `home`.
@@ -484,6 +420,28 @@ impl<'a> TypeEnv<'a> {
     }
 }
 
+impl ConstLookup for TypeEnv<'_> {
+    /// The index of the unit a name is looked up from.
+    type Scope = usize;
+
+    /// An interface constant named by the last part of `name` (`Unit.Const` does not restrict
+    /// the unit): the one of unit `home` if it declares one, else the first one declared, with
+    /// the unit it was found in.
+    fn lookup(&self, name: &str, home: usize) -> Option<(&Expr, usize)> {
+        let last = name.rsplit('.').next().unwrap_or(name).to_ascii_lowercase();
+        let mut found = None;
+        for (n, unit, value) in &self.consts {
+            if *n == last {
+                if *unit == home {
+                    return Some((*value, *unit));
+                }
+                found.get_or_insert((*value, *unit));
+            }
+        }
+        found
+    }
+}
+
 /// The resolution of a built-in row.
 pub fn builtin_resolved(builtin: Builtin, target: &Target, pascal_type: String) -> Resolved {
     let value = builtin.value_type(target);
@@ -514,5 +472,44 @@ pub fn builtin_resolved(builtin: Builtin, target: &Target, pascal_type: String) 
         value,
         conv,
         pascal_type,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use delphi_mcp_parser::{parse_text, ParseOptions, SourceDb};
+    use std::path::Path;
+
+    fn parse(db: &SourceDb, name: &str, consts: &str) -> ast::Unit {
+        let text = format!("unit {name};\ninterface\nconst\n{consts}\nimplementation\nend.\n");
+        let result = parse_text(db, Path::new(name), &text, &ParseOptions::default());
+        assert!(result.diagnostics.is_empty(), "{:?}", result.diagnostics);
+        result.unit.expect("the unit parses")
+    }
+
+    fn value<'a>(unit: &'a ast::Unit, name: &str) -> &'a Expr {
+        let decl = unit.constants().into_iter().find(|c| c.name == name);
+        &decl.unwrap_or_else(|| panic!("{name} is declared")).value
+    }
+
+    #[test]
+    fn constants_are_looked_up_from_the_unit_that_declares_them() {
+        let db = SourceDb::new();
+        let u0 = parse(
+            &db,
+            "U0",
+            "  A = 10;\n  C = B * 2;\n  D = U1.A;\n  X = Y;\n  Y = X;",
+        );
+        let u1 = parse(&db, "U1", "  A = 1;\n  B = A + 1;");
+        let env = TypeEnv::new(&[&u0, &u1], Target::parse("delphi12-win64"));
+        // `B` is only in U1, and its `A` is U1's.
+        assert_eq!(env.eval(value(&u0, "C"), 0), Some(ConstValue::Int(4)));
+        // The home unit's constant wins over another unit's of the same name.
+        assert_eq!(env.eval(value(&u1, "B"), 1), Some(ConstValue::Int(2)));
+        assert_eq!(env.eval(value(&u0, "D"), 0), Some(ConstValue::Int(10)));
+        assert_eq!(env.eval(value(&u0, "D"), 1), Some(ConstValue::Int(1)));
+        // A reference cycle is not a constant.
+        assert_eq!(env.eval(value(&u0, "X"), 0), None);
     }
 }

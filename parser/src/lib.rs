@@ -23,7 +23,7 @@ pub mod target;
 mod tokens;
 
 pub use diagnostic::{Diagnostic, Label, Severity};
-pub use eval::ConstEnv;
+pub use eval::{ConstEnv, ConstLookup};
 pub use options::ParseOptions;
 pub use parse::{parse_file, parse_loaded, parse_text, ParseResult};
 pub use span::{FileId, SourceDb, SourceFile, Span};
