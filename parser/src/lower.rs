@@ -345,6 +345,13 @@ impl<'a> Lower<'a> {
                 }
                 Rule::generic_params => d.generic_params = self.generic_params(c),
                 Rule::type_def => d.def = self.type_def(c),
+                Rule::type_def_head => {
+                    if let Some(head) = c.into_inner().next() {
+                        let mut st = self.structured(head);
+                        st.forward = false;
+                        d.def = TypeDef::Structured(st);
+                    }
+                }
                 Rule::hint => d.hints.push(self.hint(c)),
                 _ => {}
             }
@@ -602,11 +609,14 @@ impl<'a> Lower<'a> {
         let rule = p.as_rule();
         let mut st = StructuredType {
             kind: match rule {
-                Rule::class_helper => StructuredKind::ClassHelper,
+                Rule::class_helper | Rule::class_helper_head => StructuredKind::ClassHelper,
                 // FPC's `type helper for T` extends a simple type like a record helper.
-                Rule::record_helper | Rule::type_helper => StructuredKind::RecordHelper,
-                Rule::object_type => StructuredKind::Object,
-                Rule::record_type => StructuredKind::Record,
+                Rule::record_helper
+                | Rule::type_helper
+                | Rule::record_helper_head
+                | Rule::type_helper_head => StructuredKind::RecordHelper,
+                Rule::object_type | Rule::object_head => StructuredKind::Object,
+                Rule::record_type | Rule::record_head => StructuredKind::Record,
                 _ => StructuredKind::Class,
             },
             modifiers: Vec::new(),
@@ -665,7 +675,7 @@ impl<'a> Lower<'a> {
         st
     }
 
-    fn member(
+    pub(crate) fn member(
         &self,
         p: P,
         sections: &mut Vec<MemberSection>,

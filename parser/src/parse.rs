@@ -620,11 +620,14 @@ impl<'a> Driver<'a> {
     }
 
     /// Items of a section started by the keyword at `kw_start..kw_end`.
+    /// `fallback` gets a second chance at an item that failed as a whole (with the failure's
+    /// diagnostics dropped when it takes the item).
     fn section_items<T>(
         &mut self,
         kw_end: usize,
         rule: Rule,
         mut lower: impl FnMut(&Lower<'a>, Pair<'a, Rule>, &mut Vec<T>),
+        fallback: fn(&mut Self, usize) -> Option<(T, usize)>,
     ) -> (Vec<T>, usize, usize) {
         let mut items = Vec::new();
         let mut pos = kw_end;
@@ -634,6 +637,7 @@ impl<'a> Driver<'a> {
             if !self.starts_item(pos) {
                 break;
             }
+            let errors_before = self.diags.len();
             match self.item(rule, pos) {
                 Ok((pair, base, end)) => {
                     let l = self.lower(base);
@@ -642,6 +646,14 @@ impl<'a> Driver<'a> {
                     last_end = end;
                 }
                 Err(()) => {
+                    let whole_failure = self.diags.split_off(errors_before);
+                    if let Some((item, end)) = fallback(self, pos) {
+                        items.push(item);
+                        pos = end;
+                        last_end = end;
+                        continue;
+                    }
+                    self.diags.extend(whole_failure);
                     let next = self.recover(pos, pos, true);
                     last_end = next;
                     pos = next;
@@ -652,9 +664,12 @@ impl<'a> Driver<'a> {
     }
 
     fn const_section(&mut self, start: usize, kw_end: usize, rs: bool) -> (Option<Decl>, usize) {
-        let (items, pos, last) = self.section_items(kw_end, Rule::const_decl, |l, p, out| {
-            out.push(l.const_decl(p))
-        });
+        let (items, pos, last) = self.section_items(
+            kw_end,
+            Rule::const_decl,
+            |l, p, out| out.push(l.const_decl(p)),
+            |_, _| None,
+        );
         let span = self.span(start, last);
         (
             Some(Decl::Const(ast::ConstSection {
@@ -667,17 +682,119 @@ impl<'a> Driver<'a> {
     }
 
     fn type_section(&mut self, start: usize, kw_end: usize) -> (Option<Decl>, usize) {
-        let (items, pos, last) = self.section_items(kw_end, Rule::type_decl, |l, p, out| {
-            out.push(l.type_decl(p))
-        });
+        let (items, pos, last) = self.section_items(
+            kw_end,
+            Rule::type_decl,
+            |l, p, out| out.push(l.type_decl(p)),
+            Self::structured_by_members,
+        );
         let span = self.span(start, last);
         (Some(Decl::Type(ast::TypeSection { items, span })), pos)
     }
 
+    /// Reads a class, record, interface or helper declaration piece by piece after it failed
+    /// as a whole: its head, then one member at a time (a bad member is reported and skipped),
+    /// then its `end`. `None` when even the head does not parse.
+    fn structured_by_members(&mut self, pos: usize) -> Option<(ast::TypeDecl, usize)> {
+        let errors_before = self.diags.len();
+        let Ok((head, base, mut at)) = self.item(Rule::struct_head, pos) else {
+            self.diags.truncate(errors_before);
+            return None;
+        };
+        let mut decl = self.lower(base).type_decl(head);
+        let ast::TypeDef::Structured(st) = &mut decl.def else {
+            return None;
+        };
+        let mut sections = std::mem::take(&mut st.sections);
+        let mut current = ast::MemberSection {
+            visibility: ast::Visibility::Default,
+            members: Vec::new(),
+        };
+        let mut pending = Vec::new();
+        loop {
+            let t = self.tok(at);
+            if t.kind == TokKind::Eof {
+                self.error_at(t.start, t.end, "unexpected end of file, expected `end`");
+                break;
+            }
+            if t.is(self.text, "end") {
+                at = match self.item(Rule::struct_tail, at) {
+                    Ok((_, _, end)) => end,
+                    Err(()) => self.recover(pos, t.end, true),
+                };
+                break;
+            }
+            match self.item(Rule::member, at) {
+                Ok((pair, base, end)) => {
+                    self.lower(base)
+                        .member(pair, &mut sections, &mut current, &mut pending);
+                    at = end.max(t.end);
+                }
+                Err(()) => at = self.skip_member(at),
+            }
+        }
+        if !current.members.is_empty() || current.visibility != ast::Visibility::Default {
+            sections.push(current);
+        }
+        if let ast::TypeDef::Structured(st) = &mut decl.def {
+            st.sections = sections;
+        }
+        decl.span = self.span(pos, at);
+        Some((decl, at))
+    }
+
+    /// Where the member after a bad one at `pos` starts: after the next `;` outside brackets,
+    /// or at a word that starts a line and can only start a member or end the type.
+    fn skip_member(&self, pos: usize) -> usize {
+        const MEMBER_START: &[&str] = &[
+            "end",
+            "procedure",
+            "function",
+            "constructor",
+            "destructor",
+            "property",
+            "class",
+            "private",
+            "protected",
+            "public",
+            "published",
+            "strict",
+            "var",
+            "const",
+            "type",
+        ];
+        let b = self.bytes();
+        let first = self.tok(pos);
+        let mut depth = 0usize;
+        let mut at = first.end;
+        loop {
+            let t = self.tok(at);
+            if t.kind == TokKind::Eof {
+                return t.start;
+            }
+            match t.text(self.text) {
+                "(" | "[" => depth += 1,
+                ")" | "]" => depth = depth.saturating_sub(1),
+                ";" if depth == 0 => return t.end,
+                w if t.kind == TokKind::Word
+                    && scan::column(b, t.start).1
+                    && MEMBER_START.iter().any(|k| w.eq_ignore_ascii_case(k)) =>
+                {
+                    return t.start
+                }
+                _ => {}
+            }
+            at = t.end.max(at + 1);
+        }
+    }
+
     fn var_section(&mut self, start: usize, kw_end: usize, tv: bool) -> (Option<Decl>, usize) {
-        let (items, pos, last) = self.section_items(kw_end, Rule::var_decl, |l, p, out| {
-            out.extend(l.var_decl(p))
-        });
+        let (items, pos, last) = self.section_items(
+            kw_end,
+            Rule::var_decl,
+            |l, p, out| out.extend(l.var_decl(p)),
+            |_, _| None,
+        );
         let span = self.span(start, last);
         (
             Some(Decl::Var(ast::VarSection {

@@ -124,7 +124,8 @@ fn recovery_keeps_the_declarations_around_errors() {
     let errors = result.diagnostics.iter().filter(|d| d.is_error()).count();
     assert_eq!(errors, 3, "one error per broken declaration");
     let types: Vec<&str> = unit.type_decls().iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(types, ["TGood", "TAlsoGood"]);
+    // TBroken keeps its good members: only the bad one is dropped.
+    assert_eq!(types, ["TGood", "TBroken", "TAlsoGood"]);
     let consts: Vec<&str> = unit.constants().iter().map(|c| c.name.as_str()).collect();
     assert_eq!(consts, ["cGood"]);
     let routines: Vec<(&str, SectionKind)> = unit
@@ -672,4 +673,40 @@ fn nested_routines_are_headings_of_their_parent() {
     assert!(inner.nested[0].forward);
     assert!(inner.nested[1].body_span.is_some());
     assert!(outer.nested[1].is_class);
+}
+
+#[test]
+fn a_bad_member_costs_only_itself() {
+    let db = SourceDb::new();
+    let text =
+        "unit M;\ninterface\ntype\n  TTools = class(TObject)\n  private\n    FCount: Integer;\n\
+                \x20   FBroken: array of of Integer;\n  public\n    [McpTool('add')]\n\
+                \x20   function Add(A, B: Integer): Integer;\n    procedure Wrong(: Integer);\n\
+                \x20   property Count: Integer read FCount;\n  end;\n  TNext = Integer;\n\
+                implementation\nend.\n";
+    let result = parse_text(&db, Path::new("M.pas"), text, &ParseOptions::default());
+    let errors: Vec<_> = result.diagnostics.iter().filter(|d| d.is_error()).collect();
+    let lines: Vec<u32> = errors
+        .iter()
+        .map(|d| {
+            let span = d.span.expect("span");
+            db.get(span.file).line_col(span.start).line
+        })
+        .collect();
+    assert_eq!(lines, [7, 11], "{errors:?}");
+    let unit = result.unit.expect("unit");
+    let types: Vec<&str> = unit.type_decls().iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(types, ["TTools", "TNext"]);
+    let TypeDef::Structured(st) = &unit.type_decls()[0].def else {
+        panic!("TTools is a class")
+    };
+    let methods: Vec<(Visibility, &str)> =
+        st.methods().map(|(v, m)| (v, m.name.as_str())).collect();
+    assert_eq!(methods, [(Visibility::Public, "Add")]);
+    let add = st.methods().next().expect("Add").1;
+    assert_eq!(add.attributes[0].name, "McpTool");
+    let fields: Vec<&str> = st.fields().map(|(_, f, _)| f.name.as_str()).collect();
+    assert_eq!(fields, ["FCount"]);
+    assert_eq!(st.properties().count(), 1);
+    assert_eq!(st.ancestors[0].text, "TObject");
 }
