@@ -69,16 +69,60 @@ pub fn parse_loaded(db: &SourceDb, file: FileId, opts: &ParseOptions) -> ParseRe
     init_limits();
     let pp = preprocess(db, file, opts);
     let toks = tokens::lex(&pp.text);
-    let mut driver = Driver::new(&pp, &toks);
-    let unit = driver.unit();
     let mut diagnostics = pp.diagnostics.clone();
-    diagnostics.append(&mut driver.diags);
+    let unit = match run_driver(&pp, &toks) {
+        Ok((unit, mut diags)) => {
+            diagnostics.append(&mut diags);
+            Some(unit)
+        }
+        Err(message) => {
+            diagnostics.push(Diagnostic::error(message, Some(pp.span(0, 0))));
+            None
+        }
+    };
     diagnostics.sort_by_key(|d| d.span.map(|s| (s.file, s.start)));
     ParseResult {
         file: Some(file),
-        unit: Some(unit),
+        unit,
         diagnostics,
     }
+}
+
+/// Nesting the grammar may reach on the caller's stack (a thread's stack is 2 MB at least;
+/// a level takes up to about 3 KB of it in pest and the lowering).
+const INLINE_NESTING: usize = 200;
+/// Nesting beyond which a file is refused rather than parsed on a large stack.
+const MAX_NESTING_BOUND: usize = 40_000;
+/// Stack of the thread that parses deeply nested files (reserved, not committed, up front).
+const DEEP_STACK: usize = 256 << 20;
+
+/// Runs the driver over the tokens, on this thread when their nesting is shallow (all real
+/// code) and on a thread with a large stack otherwise, so deep nesting cannot overflow a stack.
+fn run_driver(pp: &Preprocessed, toks: &Tokens) -> Result<(ast::Unit, Vec<Diagnostic>), String> {
+    let drive = || {
+        let mut driver = Driver::new(pp, toks);
+        let unit = driver.unit();
+        (unit, driver.diags)
+    };
+    let bound = tokens::nesting_bound(toks);
+    if bound <= INLINE_NESTING {
+        return Ok(drive());
+    }
+    if bound > MAX_NESTING_BOUND {
+        return Err(format!(
+            "declarations nested deeper than {MAX_NESTING_BOUND} levels (brackets, records and \
+             type prefixes); the file is not parsed"
+        ));
+    }
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("delphi-mcp-deep-parse".into())
+            .stack_size(DEEP_STACK)
+            .spawn_scoped(scope, drive)
+            .map_err(|e| format!("cannot start a thread to parse deeply nested code: {e}"))?
+            .join()
+            .map_err(|_| "the parser failed on deeply nested code".to_string())
+    })
 }
 
 /// Bounds the work of one grammar call, so no input can make pest run away.

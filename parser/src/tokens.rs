@@ -349,3 +349,103 @@ pub(crate) fn lex(text: &str) -> Tokens {
     }
     toks
 }
+
+/// What a token does to the nesting the grammar recurses on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Nesting {
+    Open,
+    Close,
+    AngleOpen,
+    AngleClose,
+    Semicolon,
+    /// `record`, `object`: a structured type that ends with `end`.
+    Struct,
+    /// `class`, `interface`, `dispinterface`: a structured type after `=` (else a section
+    /// keyword, a forward declaration's start or a class method's prefix).
+    StructAfterEquals,
+    End,
+    /// Prefixes the grammar recurses on until the next `;`: unary operators, `array of`,
+    /// `set of`, `^`, `class of`, `type`, `function:` result chains, ...
+    Chain,
+    Other,
+}
+
+fn nesting_of(c: char) -> Nesting {
+    let word = |w: &str| word_code(w) == c;
+    match c as u32 {
+        0x128 | 0x15B => Nesting::Open,
+        0x129 | 0x15D => Nesting::Close,
+        0x13C => Nesting::AngleOpen,
+        0x13E => Nesting::AngleClose,
+        0x13B => Nesting::Semicolon,
+        0x12B | 0x12D | 0x140 | 0x15E | 0x13A => Nesting::Chain,
+        _ if word("record") || word("object") => Nesting::Struct,
+        _ if word("class") || word("interface") || word("dispinterface") => {
+            Nesting::StructAfterEquals
+        }
+        _ if word("end") => Nesting::End,
+        _ if [
+            "not",
+            "array",
+            "set",
+            "file",
+            "of",
+            "type",
+            "packed",
+            "bitpacked",
+            "specialize",
+            "reference",
+            "procedure",
+            "function",
+            "inherited",
+        ]
+        .iter()
+        .any(|w| word(w)) =>
+        {
+            Nesting::Chain
+        }
+        _ => Nesting::Other,
+    }
+}
+
+/// An upper bound on how deep the grammar can recurse over these tokens (brackets, nested
+/// structured types and prefix chains added up), used to keep pest's recursion within the
+/// native stack. It may overestimate (comparisons look like generic brackets until the next
+/// `;`), never underestimate.
+pub(crate) fn nesting_bound(toks: &Tokens) -> usize {
+    static TABLE: std::sync::OnceLock<Vec<Nesting>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        (0u32..0x300)
+            .map(|c| char::from_u32(c).map_or(Nesting::Other, nesting_of))
+            .collect()
+    });
+    let equals = char::from_u32(0x13D).unwrap_or(OTHER);
+    let of = word_code("of");
+    let object = word_code("object");
+    let (packed, bitpacked) = (word_code("packed"), word_code("bitpacked"));
+    let (mut brackets, mut angles, mut structs, mut chain) = (0usize, 0usize, 0usize, 0usize);
+    let mut worst = 0;
+    let mut previous = OTHER;
+    for c in toks.code.chars() {
+        let kind = table.get(c as usize).copied().unwrap_or(Nesting::Other);
+        match kind {
+            Nesting::Open => brackets += 1,
+            Nesting::Close => brackets = brackets.saturating_sub(1),
+            Nesting::AngleOpen => angles += 1,
+            Nesting::AngleClose => angles = angles.saturating_sub(1),
+            Nesting::Semicolon => (angles, chain) = (0, 0),
+            Nesting::Struct if !(c == object && previous == of) => structs += 1,
+            Nesting::StructAfterEquals
+                if previous == equals || previous == packed || previous == bitpacked =>
+            {
+                structs += 1
+            }
+            Nesting::End => structs = structs.saturating_sub(1),
+            Nesting::Chain | Nesting::Struct | Nesting::StructAfterEquals => chain += 1,
+            Nesting::Other => {}
+        }
+        worst = worst.max(brackets + angles + structs + chain);
+        previous = c;
+    }
+    worst
+}

@@ -112,7 +112,7 @@ fn parse(text: &str) {
     for d in &result.diagnostics {
         let _ = d.render(&db);
     }
-    assert!(result.unit.is_some());
+    assert!(result.unit.is_some() || result.has_errors());
 }
 
 proptest! {
@@ -177,4 +177,77 @@ fn deep_nesting_does_not_overflow() {
         "procedure P; ".repeat(500)
     );
     parse(&nested);
+}
+
+/// Every construct the grammar recurses on, nested far beyond real code: parsed on a large
+/// stack (or refused with an error past the limit), never a stack overflow. Run on a thread
+/// with a small stack so that the inline path is exercised too.
+#[test]
+fn every_kind_of_deep_nesting_is_parsed_or_refused() {
+    let shapes: Vec<(&str, Box<dyn Fn(usize) -> String>)> = vec![
+        (
+            "parens",
+            Box::new(|n| format!("const X = {}1{};", "(".repeat(n), ")".repeat(n))),
+        ),
+        (
+            "array of",
+            Box::new(|n| format!("type T = {}Integer;", "array of ".repeat(n))),
+        ),
+        (
+            "array[] of",
+            Box::new(|n| format!("type T = {}Byte;", "array[0..1] of ".repeat(n))),
+        ),
+        (
+            "unary",
+            Box::new(|n| format!("const X = {}1;", "- not ".repeat(n))),
+        ),
+        (
+            "records",
+            Box::new(|n| {
+                format!(
+                    "type T = {}Integer;{} end;",
+                    "record A: ".repeat(n),
+                    " end;".repeat(n - 1)
+                )
+            }),
+        ),
+        (
+            "generics",
+            Box::new(|n| format!("type T = {}Integer{};", "A<".repeat(n), ">".repeat(n))),
+        ),
+        (
+            "results",
+            Box::new(|n| format!("type T = {}Integer;", "function: ".repeat(n))),
+        ),
+        (
+            "pointers",
+            Box::new(|n| format!("type T = {}Integer;", "^".repeat(n))),
+        ),
+        (
+            "class of",
+            Box::new(|n| format!("type T = {}TObject;", "class of ".repeat(n))),
+        ),
+        (
+            "attributes",
+            Box::new(|n| format!("type [A({}1{})] T = Integer;", "(".repeat(n), ")".repeat(n))),
+        ),
+    ];
+    for (name, shape) in &shapes {
+        for n in [10, 150, 1_000, 5_000, 60_000] {
+            let text = format!("unit D; interface {} implementation end.", shape(n));
+            let handle = std::thread::Builder::new()
+                .stack_size(2 << 20)
+                .spawn(move || {
+                    let db = SourceDb::new();
+                    let r = parse_text(&db, Path::new("D.pas"), &text, &ParseOptions::default());
+                    (r.unit.is_some(), r.has_errors())
+                })
+                .expect("thread");
+            let (has_unit, has_errors) = handle.join().expect("no overflow, no panic");
+            assert!(has_unit || has_errors, "{name} x{n}");
+            if n <= 150 {
+                assert!(has_unit, "{name} x{n} is parsed");
+            }
+        }
+    }
 }
