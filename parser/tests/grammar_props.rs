@@ -179,12 +179,15 @@ fn deep_nesting_does_not_overflow() {
     parse(&nested);
 }
 
+/// Builds a declaration nested `n` levels deep.
+type Shape = Box<dyn Fn(usize) -> String>;
+
 /// Every construct the grammar recurses on, nested far beyond real code: parsed on a large
 /// stack (or refused with an error past the limit), never a stack overflow. Run on a thread
 /// with a small stack so that the inline path is exercised too.
 #[test]
 fn every_kind_of_deep_nesting_is_parsed_or_refused() {
-    let shapes: Vec<(&str, Box<dyn Fn(usize) -> String>)> = vec![
+    let shapes: Vec<(&str, Shape)> = vec![
         (
             "parens",
             Box::new(|n| format!("const X = {}1{};", "(".repeat(n), ")".repeat(n))),
