@@ -168,19 +168,12 @@ pub fn line_starts(text: &str) -> Vec<u32> {
     let bytes = text.as_bytes();
     let mut starts = Vec::with_capacity(bytes.len() / 32 + 1);
     starts.push(0);
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\n' => starts.push(i as u32 + 1),
-            b'\r' => {
-                if bytes.get(i + 1) == Some(&b'\n') {
-                    i += 1;
-                }
-                starts.push(i as u32 + 1);
-            }
-            _ => {}
+    for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+        // CRLF is one line end: its CR starts nothing, its LF does.
+        if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+            continue;
         }
-        i += 1;
+        starts.push(i as u32 + 1);
     }
     starts
 }

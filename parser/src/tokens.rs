@@ -216,41 +216,65 @@ impl Tokens {
 
 /// The code of a word (already known not to be `&`-escaped).
 fn word_code(word: &str) -> char {
-    // Keywords are short ASCII words: lower-case into a small buffer and look up there.
+    // Keywords are ASCII letters only, 2 to 14 of them: pack the lower-cased word into an
+    // integer and look that up.
     let bytes = word.as_bytes();
-    let mut buf = [0u8; 16];
-    let Some(lower) = buf.get_mut(..bytes.len()) else {
+    if !(2..=14).contains(&bytes.len()) {
         return IDENT;
-    };
-    for (l, b) in lower.iter_mut().zip(bytes) {
-        *l = b.to_ascii_lowercase();
     }
-    let lower = &*lower;
-    let table = keyword_table();
-    match table.binary_search_by(|(w, _)| w.as_bytes().cmp(lower)) {
-        Ok(i) => table[i].1,
-        Err(_) => IDENT,
+    let mut key: u128 = 0;
+    for &b in bytes {
+        if !b.is_ascii_alphabetic() {
+            return IDENT;
+        }
+        key = key << 8 | u128::from(b | 0x20);
     }
+    keyword_table().get(&key).copied().unwrap_or(IDENT)
 }
 
-/// Every keyword with its code, sorted by spelling.
-fn keyword_table() -> &'static [(&'static str, char)] {
-    static TABLE: std::sync::OnceLock<Vec<(&'static str, char)>> = std::sync::OnceLock::new();
+/// Every keyword, packed as [`word_code`] packs words, with its code.
+fn keyword_table() -> &'static std::collections::HashMap<u128, char, KeyHasher> {
+    static TABLE: std::sync::OnceLock<std::collections::HashMap<u128, char, KeyHasher>> =
+        std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
+        let pack = |w: &str| w.bytes().fold(0u128, |k, b| k << 8 | u128::from(b));
         let code = |base: u32, i: usize| char::from_u32(base + i as u32).unwrap_or(IDENT);
-        let mut table: Vec<(&'static str, char)> = RESERVED
+        RESERVED
             .iter()
             .enumerate()
-            .map(|(i, w)| (*w, code(RESERVED_BASE, i)))
+            .map(|(i, w)| (pack(w), code(RESERVED_BASE, i)))
             .chain(
                 SOFT.iter()
                     .enumerate()
-                    .map(|(i, w)| (*w, code(SOFT_BASE, i))),
+                    .map(|(i, w)| (pack(w), code(SOFT_BASE, i))),
             )
-            .collect();
-        table.sort_unstable();
-        table
+            .collect()
     })
+}
+
+/// A multiplicative hash for the packed keys: the table is fixed and small, so a fast
+/// hash is enough.
+type KeyHasher = std::hash::BuildHasherDefault<PackedKeyHasher>;
+
+/// See [`KeyHasher`].
+#[derive(Default)]
+struct PackedKeyHasher(u64);
+
+impl std::hash::Hasher for PackedKeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+
+    fn write_u128(&mut self, key: u128) {
+        let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
+        self.0 = folded.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
 }
 
 /// The code of a one-character punctuation mark: U+0100 plus its ASCII value.
