@@ -712,3 +712,26 @@ fn a_bad_member_costs_only_itself() {
     assert_eq!(st.properties().count(), 1);
     assert_eq!(st.ancestors[0].text, "TObject");
 }
+
+#[test]
+fn five_quote_multiline_strings_hold_triple_quotes() {
+    let db = SourceDb::new();
+    let text = "unit Q;\ninterface\nconst\n  Sql = '''''\n    select ''' as q\n    ''''';\n  \
+                After = 'x';\nimplementation\nend.\n";
+    let result = parse_text(&db, Path::new("Q.pas"), text, &ParseOptions::default());
+    assert!(!result.has_errors(), "{:?}", result.diagnostics);
+    let unit = result.unit.expect("unit");
+    let env = ConstEnv::from_unit(&unit);
+    let values: Vec<Option<ConstValue>> = unit
+        .constants()
+        .iter()
+        .map(|c| env.eval(&c.value))
+        .collect();
+    assert_eq!(
+        values,
+        [
+            Some(ConstValue::Str("select ''' as q".into())),
+            Some(ConstValue::Str("x".into()))
+        ]
+    );
+}
