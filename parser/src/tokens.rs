@@ -89,19 +89,23 @@ pub(crate) const SOFT: &[&str] = &[
     "absolute",
     "abstract",
     "add",
+    "alias",
     "align",
     "assembler",
     "automated",
     "bitpacked",
     "cdecl",
+    "compilerproc",
     "constref",
     "contains",
+    "cppdecl",
     "cvar",
     "default",
     "delayed",
     "deprecated",
     "dispid",
     "dynamic",
+    "enumerator",
     "experimental",
     "export",
     "external",
@@ -109,17 +113,24 @@ pub(crate) const SOFT: &[&str] = &[
     "final",
     "forward",
     "generic",
+    "hardfloat",
     "helper",
     "implements",
     "index",
     "inline",
+    "internproc",
+    "interrupt",
+    "iocheck",
     "local",
     "message",
+    "mwpascal",
     "name",
     "near",
     "nested",
     "nodefault",
+    "noinline",
     "noreturn",
+    "nostackframe",
     "operator",
     "out",
     "overload",
@@ -140,15 +151,20 @@ pub(crate) const SOFT: &[&str] = &[
     "requires",
     "resident",
     "safecall",
+    "saveregisters",
     "sealed",
+    "softfloat",
     "specialize",
     "static",
     "stdcall",
     "stored",
     "strict",
+    "syscall",
     "unsafe",
     "varargs",
+    "vectorcall",
     "virtual",
+    "weakexternal",
     "winapi",
     "write",
     "writeonly",
@@ -472,4 +488,78 @@ pub(crate) fn nesting_bound(toks: &Tokens) -> usize {
         previous = c;
     }
     worst
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grammar::{DelphiParser, Rule};
+    use pest::Parser as _;
+
+    /// The keyword rules at the end of `delphi.pest` must spell the codes the lexer gives
+    /// (`scripts/gen-keyword-rules.py` writes them from the tables here).
+    #[test]
+    fn grammar_codes_match_the_lexer() {
+        let words: Vec<&str> = RESERVED.iter().chain(SOFT).copied().collect();
+        for word in &words {
+            let toks = lex(word);
+            assert_eq!(toks.code.chars().count(), 1, "{word} is one token");
+            let rule = Rule::all_rules()
+                .iter()
+                .copied()
+                .find(|r| format!("{r:?}") == format!("kw_{word}"))
+                .unwrap_or_else(|| panic!("delphi.pest has no rule kw_{word}"));
+            let parsed = DelphiParser::parse(rule, &toks.code);
+            assert!(
+                parsed.is_ok(),
+                "kw_{word} does not match the code of {word:?}"
+            );
+            // and no other keyword rule matches it
+            for other in &words {
+                if other == word {
+                    continue;
+                }
+                let other_rule = Rule::all_rules()
+                    .iter()
+                    .copied()
+                    .find(|r| format!("{r:?}") == format!("kw_{other}"));
+                if let Some(other_rule) = other_rule {
+                    assert!(
+                        DelphiParser::parse(other_rule, &toks.code).is_err(),
+                        "kw_{other} also matches {word:?}"
+                    );
+                }
+            }
+        }
+        let rules = Rule::all_rules()
+            .iter()
+            .filter(|r| format!("{r:?}").starts_with("kw_"))
+            .count();
+        assert_eq!(rules, words.len(), "one kw_ rule per word of the tables");
+    }
+
+    #[test]
+    fn lexing_keeps_positions_and_splits_comparisons() {
+        let text = "TFoo<T>=class {c} (.1..2.) x:=$FF; &begin // t\n'a''b'#13";
+        let toks = lex(text);
+        let spelled: Vec<&str> = toks
+            .starts
+            .iter()
+            .zip(&toks.ends)
+            .map(|(&s, &e)| &text[s as usize..e as usize])
+            .collect();
+        assert_eq!(
+            spelled,
+            [
+                "TFoo", "<", "T", ">", "=", "class", "(.", "1", "..", "2", ".)", "x", ":=", "$FF",
+                ";", "&begin", "'a''b'", "#13"
+            ]
+        );
+        let codes: Vec<char> = toks.code.chars().collect();
+        assert_eq!(codes[0], IDENT);
+        assert_eq!(codes[6], punct_code(b'['));
+        assert_eq!(codes[10], punct_code(b']'));
+        assert_eq!(codes[15], IDENT, "an escaped reserved word is a name");
+        assert_eq!(codes[16], STRING);
+    }
 }
