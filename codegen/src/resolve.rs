@@ -37,7 +37,7 @@ pub enum Conv {
         /// Code page.
         code_page: u16,
     },
-    /// ShortString / String[N] (length checked against `SizeOf(T) - 1`).
+    /// ShortString / `String[N]` (length checked against `SizeOf(T) - 1`).
     Short,
     /// Char / WideChar.
     WideChar,

@@ -243,7 +243,7 @@ pub enum TypeDef {
     },
     /// `procedure(...) of object`, `function(...): T`, `reference to ...`.
     Procedural(ProceduralType),
-    /// `X = Y` or `X = type Y` (a named, possibly generic or string[N], type).
+    /// `X = Y` or `X = type Y` (a named, possibly generic or `string[N]`, type).
     Alias {
         /// The aliased type.
         target: TypeRef,

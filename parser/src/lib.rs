@@ -1,9 +1,11 @@
 //! Declaration-level parser for Delphi / Object Pascal source files.
 //!
 //! The pipeline is: read and decode the file ([`source`]), run the preprocessor
-//! ([`preprocess`]: conditional directives, includes) for a compiler target, then parse the
-//! active text with the pest grammar in `delphi.pest` into the syntax tree of [`ast`]. Syntax
-//! errors become [`Diagnostic`]s with spans; parsing recovers at the next declaration.
+//! ([`preprocess`]: conditional directives, includes) for a compiler target, lex the active text
+//! into a token string (one character per token), then parse declarations with the pest grammar
+//! in `delphi.pest` over those tokens into the syntax tree of [`ast`], skipping routine bodies by
+//! block structure. Syntax errors become [`Diagnostic`]s with spans into the original files;
+//! parsing recovers at the next declaration (or the next member of a class).
 
 #![warn(missing_docs)]
 

@@ -46,7 +46,7 @@ pub struct Args {
     /// HTTP: no authentication. Only allowed on a loopback address.
     #[arg(long, requires = "http", conflicts_with = "token_file")]
     pub no_auth: bool,
-    /// HTTP: also accept requests from this browser origin (scheme://host[:port], or null);
+    /// HTTP: also accept requests from this browser origin (`scheme://host[:port]`, or `null`);
     /// repeatable. The server's own origin is always accepted.
     #[arg(long, value_name = "ORIGIN", requires = "http")]
     pub allow_origin: Vec<String>,
