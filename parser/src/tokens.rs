@@ -404,9 +404,12 @@ enum Nesting {
     /// keyword, a forward declaration's start or a class method's prefix).
     StructAfterEquals,
     End,
-    /// Prefixes the grammar recurses on until the next `;`: unary operators, `array of`,
-    /// `set of`, `^`, `class of`, `type`, `function:` result chains, ...
+    /// Prefixes the grammar recurses on until the next `;`: `array of`, `set of`,
+    /// `class of`, `type`, `function:` result chains, ...
     Chain,
+    /// `+`, `-`, `@`, `^`: recursion (unary operator, pointer type) only when no operand
+    /// comes before; after one they are binary operators or a dereference, read in a loop.
+    Prefix,
     Other,
 }
 
@@ -418,7 +421,8 @@ fn nesting_of(c: char) -> Nesting {
         0x13C => Nesting::AngleOpen,
         0x13E => Nesting::AngleClose,
         0x13B => Nesting::Semicolon,
-        0x12B | 0x12D | 0x140 | 0x15E | 0x13A => Nesting::Chain,
+        0x12B | 0x12D | 0x140 | 0x15E => Nesting::Prefix,
+        0x13A => Nesting::Chain,
         _ if word("record") || word("object") => Nesting::Struct,
         _ if word("class") || word("interface") || word("dispinterface") => {
             Nesting::StructAfterEquals
@@ -448,6 +452,12 @@ fn nesting_of(c: char) -> Nesting {
     }
 }
 
+/// True for a token after which `+`, `-`, `@` or `^` cannot be a prefix: a name, a literal,
+/// a closing bracket or a dereference.
+fn ends_operand(c: char) -> bool {
+    matches!(c as u32, 0x190..=0x192 | 0x129 | 0x15D | 0x15E | 0x280..=0x2FF)
+}
+
 /// An upper bound on how deep the grammar can recurse over these tokens (brackets, nested
 /// structured types and prefix chains added up), used to keep pest's recursion within the
 /// native stack. It may overestimate (comparisons look like generic brackets until the next
@@ -463,17 +473,33 @@ pub(crate) fn nesting_bound(toks: &Tokens) -> usize {
     let of = word_code("of");
     let object = word_code("object");
     let (packed, bitpacked) = (word_code("packed"), word_code("bitpacked"));
-    let (mut brackets, mut angles, mut structs, mut chain) = (0usize, 0usize, 0usize, 0usize);
+    let (mut angles, mut structs) = (0usize, 0usize);
+    // Prefix chains per bracket level (a `,` or `;` ends the chain of its level only): their
+    // sum and the bracket depth are what the grammar recurses on.
+    let mut chains: Vec<usize> = vec![0];
+    let mut chain_sum = 0usize;
+    let comma = char::from_u32(0x12C).unwrap_or(OTHER);
     let mut worst = 0;
     let mut previous = OTHER;
     for c in toks.code.chars() {
         let kind = table.get(c as usize).copied().unwrap_or(Nesting::Other);
+        let mut grow = 0;
         match kind {
-            Nesting::Open => brackets += 1,
-            Nesting::Close => brackets = brackets.saturating_sub(1),
+            Nesting::Open => chains.push(0),
+            Nesting::Close => {
+                if chains.len() > 1 {
+                    chain_sum -= chains.pop().unwrap_or(0);
+                }
+            }
             Nesting::AngleOpen => angles += 1,
             Nesting::AngleClose => angles = angles.saturating_sub(1),
-            Nesting::Semicolon => (angles, chain) = (0, 0),
+            Nesting::Semicolon => {
+                angles = 0;
+                if let Some(top) = chains.last_mut() {
+                    chain_sum -= *top;
+                    *top = 0;
+                }
+            }
             Nesting::Struct if !(c == object && previous == of) => structs += 1,
             Nesting::StructAfterEquals
                 if previous == equals || previous == packed || previous == bitpacked =>
@@ -481,10 +507,24 @@ pub(crate) fn nesting_bound(toks: &Tokens) -> usize {
                 structs += 1
             }
             Nesting::End => structs = structs.saturating_sub(1),
-            Nesting::Chain | Nesting::Struct | Nesting::StructAfterEquals => chain += 1,
-            Nesting::Other => {}
+            Nesting::Prefix if !ends_operand(previous) => grow = 1,
+            Nesting::Chain | Nesting::Struct | Nesting::StructAfterEquals => grow = 1,
+            Nesting::Prefix | Nesting::Other => {
+                if c == comma {
+                    if let Some(top) = chains.last_mut() {
+                        chain_sum -= *top;
+                        *top = 0;
+                    }
+                }
+            }
         }
-        worst = worst.max(brackets + angles + structs + chain);
+        if grow > 0 {
+            if let Some(top) = chains.last_mut() {
+                *top += grow;
+                chain_sum += grow;
+            }
+        }
+        worst = worst.max(chains.len() - 1 + angles + structs + chain_sum);
         previous = c;
     }
     worst
