@@ -481,6 +481,7 @@ pub(crate) fn nesting_bound(toks: &Tokens) -> usize {
     let comma = char::from_u32(0x12C).unwrap_or(OTHER);
     let mut worst = 0;
     let mut previous = OTHER;
+    let mut previous_was_prefix = false;
     for c in toks.code.chars() {
         let kind = table.get(c as usize).copied().unwrap_or(Nesting::Other);
         let mut grow = 0;
@@ -507,7 +508,8 @@ pub(crate) fn nesting_bound(toks: &Tokens) -> usize {
                 structs += 1
             }
             Nesting::End => structs = structs.saturating_sub(1),
-            Nesting::Prefix if !ends_operand(previous) => grow = 1,
+            // `^^T`: a `^` after a prefix `^` is a prefix too
+            Nesting::Prefix if !ends_operand(previous) || previous_was_prefix => grow = 1,
             Nesting::Chain | Nesting::Struct | Nesting::StructAfterEquals => grow = 1,
             Nesting::Prefix | Nesting::Other => {
                 if c == comma {
@@ -525,6 +527,7 @@ pub(crate) fn nesting_bound(toks: &Tokens) -> usize {
             }
         }
         worst = worst.max(chains.len() - 1 + angles + structs + chain_sum);
+        previous_was_prefix = kind == Nesting::Prefix && grow > 0;
         previous = c;
     }
     worst
@@ -576,6 +579,34 @@ mod tests {
             .filter(|r| format!("{r:?}").starts_with("kw_"))
             .count();
         assert_eq!(rules, words.len(), "one kw_ rule per word of the tables");
+    }
+
+    #[test]
+    fn nesting_bound_follows_recursion_not_length() {
+        let bound = |text: &str| nesting_bound(&lex(text));
+        // long but flat: a data table, a concatenation, a class with many members
+        let table = format!(
+            "const T: array[0..999] of Integer = ({}0);",
+            "-1, ".repeat(999)
+        );
+        assert!(bound(&table) < 10, "{}", bound(&table));
+        let concat = format!("const S = {}'x';", "'a' + ".repeat(999));
+        assert!(bound(&concat) < 10);
+        let class = format!(
+            "type T = class {} end;",
+            "class procedure P; class function F: Integer; ".repeat(500)
+        );
+        assert!(bound(&class) < 10, "{}", bound(&class));
+        // deep: each of these recurses in the grammar
+        assert!(bound(&format!("const X = {}1;", "- not ".repeat(300))) >= 600);
+        assert!(
+            bound(&format!(
+                "type T = {}Byte;",
+                "array[0..1, 2..3] of ".repeat(300)
+            )) >= 600
+        );
+        assert!(bound(&format!("type T = {}Integer;", "^".repeat(300))) >= 300);
+        assert!(bound(&"record A: ".repeat(300)) >= 300);
     }
 
     #[test]
