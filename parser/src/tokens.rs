@@ -85,38 +85,39 @@ pub(crate) const RESERVED: &[&str] = &[
 
 /// Words the grammar gives a meaning in some places (directives, visibility, property
 /// specifiers, ...) that are identifiers everywhere else. Code U+0280 + index.
+///
+/// The order matters: each class of words the grammar asks for is one range of codes, so
+/// `prop_spec_name`, `directive_name`, `call_conv` and `hint_name` in `delphi.pest` are one
+/// range check each instead of a choice of dozens of rules (`word_classes_are_code_ranges`
+/// checks the ranges).
 pub(crate) const SOFT: &[&str] = &[
-    "absolute",
-    "abstract",
+    // Property specifiers only. (U+0280..=U+0289)
     "add",
-    "alias",
-    "align",
-    "assembler",
-    "automated",
-    "bitpacked",
-    "cdecl",
-    "compilerproc",
-    "constref",
-    "contains",
-    "cppdecl",
-    "cvar",
     "default",
-    "delayed",
-    "deprecated",
+    "implements",
+    "nodefault",
+    "read",
+    "readonly",
+    "remove",
+    "stored",
+    "write",
+    "writeonly",
+    // Property specifiers and routine directives. (U+028A..=U+028B)
     "dispid",
+    "index",
+    // Routine directives only. (U+028C..=U+02AE)
+    "abstract",
+    "alias",
+    "assembler",
+    "compilerproc",
+    "cppdecl",
+    "delayed",
     "dynamic",
     "enumerator",
-    "experimental",
-    "export",
     "external",
-    "far",
     "final",
     "forward",
-    "generic",
     "hardfloat",
-    "helper",
-    "implements",
-    "index",
     "inline",
     "internproc",
     "interrupt",
@@ -125,49 +126,59 @@ pub(crate) const SOFT: &[&str] = &[
     "message",
     "mwpascal",
     "name",
-    "near",
-    "nested",
-    "nodefault",
     "noinline",
     "noreturn",
     "nostackframe",
-    "operator",
-    "out",
     "overload",
     "override",
-    "package",
+    "reintroduce",
+    "resident",
+    "saveregisters",
+    "softfloat",
+    "static",
+    "syscall",
+    "unsafe",
+    "vectorcall",
+    "virtual",
+    "weakexternal",
+    // Routine directives and calling conventions. (U+02AF..=U+02B8)
+    "cdecl",
+    "export",
+    "far",
+    "near",
     "pascal",
+    "register",
+    "safecall",
+    "stdcall",
+    "varargs",
+    "winapi",
+    // Routine directives and hints. (U+02B9..=U+02BB)
+    "deprecated",
+    "experimental",
     "platform",
+    // Everything else (U+02BC..).
+    "absolute",
+    "align",
+    "automated",
+    "bitpacked",
+    "constref",
+    "contains",
+    "cvar",
+    "generic",
+    "helper",
+    "nested",
+    "operator",
+    "out",
+    "package",
     "private",
     "protected",
     "public",
     "published",
-    "read",
-    "readonly",
     "reference",
-    "register",
-    "reintroduce",
-    "remove",
     "requires",
-    "resident",
-    "safecall",
-    "saveregisters",
     "sealed",
-    "softfloat",
     "specialize",
-    "static",
-    "stdcall",
-    "stored",
     "strict",
-    "syscall",
-    "unsafe",
-    "varargs",
-    "vectorcall",
-    "virtual",
-    "weakexternal",
-    "winapi",
-    "write",
-    "writeonly",
 ];
 
 const RESERVED_BASE: u32 = 0x200;
@@ -579,6 +590,87 @@ mod tests {
             .filter(|r| format!("{r:?}").starts_with("kw_"))
             .count();
         assert_eq!(rules, words.len(), "one kw_ rule per word of the tables");
+    }
+
+    /// `prop_spec_name`, `directive_name`, `call_conv` and `hint_name` are code ranges in
+    /// `delphi.pest`: each must accept exactly its words.
+    #[test]
+    fn word_classes_are_code_ranges() {
+        let prop_specs = [
+            "add",
+            "default",
+            "implements",
+            "nodefault",
+            "read",
+            "readonly",
+            "remove",
+            "stored",
+            "write",
+            "writeonly",
+            "dispid",
+            "index",
+        ];
+        let call_convs = [
+            "cdecl", "export", "far", "near", "pascal", "register", "safecall", "stdcall",
+            "varargs", "winapi",
+        ];
+        let hints = ["deprecated", "experimental", "platform", "library"];
+        let directives: Vec<&str> = [
+            "dispid",
+            "index",
+            "abstract",
+            "alias",
+            "assembler",
+            "compilerproc",
+            "cppdecl",
+            "delayed",
+            "dynamic",
+            "enumerator",
+            "external",
+            "final",
+            "forward",
+            "hardfloat",
+            "inline",
+            "internproc",
+            "interrupt",
+            "iocheck",
+            "local",
+            "message",
+            "mwpascal",
+            "name",
+            "noinline",
+            "noreturn",
+            "nostackframe",
+            "overload",
+            "override",
+            "reintroduce",
+            "resident",
+            "saveregisters",
+            "softfloat",
+            "static",
+            "syscall",
+            "unsafe",
+            "vectorcall",
+            "virtual",
+            "weakexternal",
+        ]
+        .into_iter()
+        .chain(call_convs)
+        .chain(hints)
+        .collect();
+        let all: Vec<&str> = RESERVED.iter().chain(SOFT).copied().collect();
+        for (rule, class) in [
+            (Rule::prop_spec_name, &prop_specs[..]),
+            (Rule::call_conv, &call_convs[..]),
+            (Rule::hint_name, &hints[..]),
+            (Rule::directive_name, &directives[..]),
+        ] {
+            for word in &all {
+                let code = lex(word).code;
+                let accepted = DelphiParser::parse(rule, &code).is_ok();
+                assert_eq!(accepted, class.contains(word), "{rule:?} and {word:?}");
+            }
+        }
     }
 
     #[test]
