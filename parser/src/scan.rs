@@ -355,6 +355,16 @@ fn is_word_in(t: &Tok, text: &str, list: &[&str]) -> bool {
 /// Why skipping a body failed: position and message.
 pub(crate) type SkipError = (usize, usize, String);
 
+/// Keywords that open a section of local declarations in a routine body.
+const LOCAL_SECTIONS: &[&str] = &[
+    "var",
+    "threadvar",
+    "const",
+    "resourcestring",
+    "type",
+    "label",
+];
+
 /// What a token starts in the part of a routine body before its block.
 pub(crate) enum BodyPart {
     /// `begin` or `asm`: the statement block that ends the body.
@@ -373,22 +383,7 @@ pub(crate) fn body_part(text: &str, t: &Tok) -> BodyPart {
     let b = text.as_bytes();
     match t.kind {
         TokKind::Word if t.is(text, "begin") || t.is(text, "asm") => BodyPart::Block,
-        TokKind::Word
-            if is_word_in(
-                t,
-                text,
-                &[
-                    "var",
-                    "threadvar",
-                    "const",
-                    "resourcestring",
-                    "type",
-                    "label",
-                ],
-            ) =>
-        {
-            BodyPart::Section
-        }
+        TokKind::Word if is_word_in(t, text, LOCAL_SECTIONS) => BodyPart::Section,
         TokKind::Word
             if is_word_in(
                 t,
@@ -489,17 +484,8 @@ pub(crate) fn skip_local_section(text: &str, mut pos: usize) -> usize {
                 } else if w.eq_ignore_ascii_case("end") {
                     records = records.saturating_sub(1);
                 } else if records == 0 {
-                    let block = [
-                        "begin",
-                        "asm",
-                        "var",
-                        "threadvar",
-                        "const",
-                        "resourcestring",
-                        "type",
-                        "label",
-                    ];
-                    if block.iter().any(|k| w.eq_ignore_ascii_case(k)) {
+                    let block = ["begin", "asm"].iter().chain(LOCAL_SECTIONS);
+                    if block.into_iter().any(|k| w.eq_ignore_ascii_case(k)) {
                         return t.start;
                     }
                     let routine = [
