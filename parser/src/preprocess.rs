@@ -161,6 +161,7 @@ pub fn preprocess(db: &SourceDb, file: FileId, options: &ParseOptions) -> Prepro
         decls: None,
         main: file,
         expansions: 0,
+        nested_comments: false,
     };
     pp.run_file(file, 0);
     if pp.segments.is_empty() {
@@ -264,6 +265,10 @@ struct Pp<'a> {
     main: FileId,
     /// Include files spliced so far.
     expansions: usize,
+    /// Whether `{ }` comments nest: after Free Pascal's `{$MODE OBJFPC}` or `{$MODE FPC}`. Not
+    /// before one: a unit without `{$MODE}` takes its mode from the build (`-Mdelphi` is common),
+    /// and code written for Delphi has `{` inside comments.
+    nested_comments: bool,
 }
 
 /// A directive as the scan found it.
@@ -326,6 +331,9 @@ impl Pp<'_> {
                     self.directive(&mut cursor, &mut conds, depth, raw);
                     i = end;
                 }
+                b'{' if self.nested_comments => {
+                    i = self.nested_comment(b, i, &mut cursor, &conds);
+                }
                 b'{' => i = brace_end(b, i + 1).unwrap_or(n),
                 b'(' if b.get(i + 1) == Some(&b'*') => {
                     if b.get(i + 2) == Some(&b'$') {
@@ -363,6 +371,52 @@ impl Pp<'_> {
                 .with_help("close the block with `{$ENDIF}` in the same file"),
             );
         }
+    }
+
+    /// Skips the `{ }` comment at `start` where comments nest, returning its end. In active
+    /// text the braces inside it become blanks in the output, so that everything after the
+    /// preprocessor reads one ordinary comment.
+    fn nested_comment(
+        &mut self,
+        b: &[u8],
+        start: usize,
+        cursor: &mut Cursor,
+        conds: &[Cond],
+    ) -> usize {
+        let mut depth = 0usize;
+        let mut end = b.len();
+        let mut inner = false;
+        for (j, &c) in b.iter().enumerate().skip(start) {
+            match c {
+                b'{' => {
+                    depth += 1;
+                    inner |= depth > 1;
+                }
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = j + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let active = conds.last().is_none_or(|c| c.active);
+        if inner && active && end <= b.len() {
+            self.emit(b, cursor.emitted, start, true);
+            let from = self.out.len();
+            self.out.extend_from_slice(&b[start..end]);
+            let closing = end - 1;
+            for k in from + 1..self.out.len() {
+                let at = start + (k - from);
+                if matches!(self.out[k], b'{' | b'}') && at != closing {
+                    self.out[k] = b' ';
+                }
+            }
+            cursor.emitted = end;
+        }
+        end
     }
 
     /// Copies (active) or blanks (inactive) `b[from..to]` into the output.
@@ -629,6 +683,7 @@ impl Pp<'_> {
         } else if name == "MODE" && self.target.compiler == Compiler::Fpc {
             if let Some(mode) = first_ident(arg) {
                 let mode = mode.to_ascii_uppercase();
+                self.nested_comments = matches!(mode.as_str(), "FPC" | "OBJFPC");
                 if mode == "DELPHI" || mode == "DELPHIUNICODE" {
                     self.switches[(b'H' - b'A') as usize] = true;
                 }

@@ -735,3 +735,37 @@ fn five_quote_multiline_strings_hold_triple_quotes() {
         ]
     );
 }
+
+/// Free Pascal nests `{ }` comments in its FPC and OBJFPC modes, not in Delphi mode.
+#[test]
+fn fpc_modes_nest_brace_comments() {
+    let unit = |mode: &str| {
+        format!(
+            "unit N;\n{{$MODE {mode}}}\ninterface\n{{ outer {{ inner procedure Hidden; }} still \
+             a comment }}\nprocedure Visible;\nimplementation\nprocedure Visible;\nbegin\n  \
+             {{ a {{ b }} c }} Visible;\nend;\nend.\n"
+        )
+    };
+    let parse = |text: String, target: &str| {
+        let db = SourceDb::new();
+        let options = ParseOptions {
+            target: target.into(),
+            ..ParseOptions::default()
+        };
+        let result = parse_text(&db, Path::new("N.pas"), &text, &options);
+        let names: Vec<String> = result
+            .unit
+            .as_ref()
+            .map(|u| u.all_routines().iter().map(|r| r.name.clone()).collect())
+            .unwrap_or_default();
+        (result.has_errors(), names)
+    };
+    for mode in ["OBJFPC", "FPC"] {
+        let (errors, names) = parse(unit(mode), "fpc-linux64");
+        assert!(!errors, "{mode}");
+        assert_eq!(names, ["Visible", "Visible"], "{mode}");
+    }
+    // Delphi mode (and Delphi itself): the first `}` closes the comment
+    assert!(parse(unit("DELPHI"), "fpc-linux64").0);
+    assert!(parse(unit("OBJFPC"), "delphi12-win64").0);
+}
