@@ -834,10 +834,15 @@ impl<'a> Driver<'a> {
         loop {
             let t = self.tok(pos);
             let failure = match scan::body_part(self.text, &t) {
-                scan::BodyPart::Block => match scan::skip_block(self.text, &t) {
-                    Ok(end) => return Ok(end),
-                    Err(e) => e,
-                },
+                scan::BodyPart::Block => {
+                    if let Some(end) = self.toks.block_end(t.start) {
+                        return Ok(end);
+                    }
+                    match scan::skip_block(self.text, &t) {
+                        Ok(end) => return Ok(end),
+                        Err(e) => e,
+                    }
+                }
                 scan::BodyPart::Section => {
                     pos = scan::skip_local_section(self.text, t.end);
                     continue;

@@ -191,6 +191,8 @@ pub(crate) const NUMBER: char = '\u{0191}';
 pub(crate) const STRING: char = '\u{0192}';
 /// Punctuation the grammar has no use for (`?`, `!`, `"`, a lone `&`, ...).
 pub(crate) const OTHER: char = '\u{0193}';
+/// A whole `begin ... end` or `asm ... end` block, with the `;` after it.
+pub(crate) const BLOCK: char = '\u{0194}';
 /// `:=`
 pub(crate) const ASSIGN: char = '\u{0180}';
 /// `..`
@@ -213,6 +215,19 @@ impl Tokens {
     /// Index of the first token that starts at or after `pos` of the preprocessed text.
     pub fn index_at(&self, pos: usize) -> usize {
         self.starts.partition_point(|&s| (s as usize) < pos)
+    }
+
+    /// The end of the statement block (and its `;`) that starts at `pos` of the text, when
+    /// the lexer read it as one BLOCK token.
+    pub fn block_end(&self, pos: usize) -> Option<usize> {
+        let i = self.index_at(pos);
+        let is_block = self.starts.get(i) == Some(&(pos as u32))
+            && self
+                .code
+                .get(i * CODE_WIDTH..)
+                .and_then(|c| c.chars().next())
+                == Some(BLOCK);
+        is_block.then(|| self.ends[i] as usize)
     }
 
     /// Where the token at byte `offset` of the token string starts in the text (the end of
@@ -340,6 +355,7 @@ pub(crate) fn lex(text: &str) -> Tokens {
         ends: Vec::with_capacity(b.len() / 5),
         text_len: b.len() as u32,
     };
+    let (begin, asm) = (word_code("begin"), word_code("asm"));
     let push = |toks: &mut Tokens, code: char, start: usize, end: usize| {
         toks.code.push(code);
         toks.starts.push(start as u32);
@@ -358,6 +374,16 @@ pub(crate) fn lex(text: &str) -> Tokens {
                 } else {
                     word_code(w)
                 };
+                // `begin` and `asm` only ever open a statement block, which the grammar never
+                // reads: one BLOCK token stands for the whole block (and its `;`), and the
+                // driver takes the block's end from it instead of scanning the block again.
+                if code == begin || code == asm {
+                    if let Ok(block_end) = scan::skip_block(text, &t) {
+                        push(&mut toks, BLOCK, start, block_end);
+                        pos = block_end;
+                        continue;
+                    }
+                }
                 push(&mut toks, code, start, end);
             }
             TokKind::Num => push(&mut toks, NUMBER, start, end),
