@@ -4,7 +4,9 @@
 //! characters, case-insensitive keywords with a word-boundary check. So the driver lexes the
 //! preprocessed text once with the scanner of `scan.rs` and hands pest a string with one
 //! character per token: a code for each keyword and punctuation mark, one for every other
-//! identifier, number or string. Comments and blanks are gone. Every code is a two-byte UTF-8
+//! identifier, number or string. Comments and blanks are gone, and a `begin ... end` or
+//! `asm ... end` block is a single BLOCK token (the grammar never reads statements; the driver
+//! takes the block's end from it). Every code is a two-byte UTF-8
 //! character (U+0100 to U+02FF), so token `i` is at byte `2 * i` of the string, and a span of
 //! the token string maps back to the source through the start and end of its tokens.
 //!
