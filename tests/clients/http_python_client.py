@@ -16,11 +16,8 @@ import sys
 import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.exceptions import MCPError
 
-
-def text_of(result):
-    return "".join(block.text for block in result.content if getattr(block, "type", "") == "text")
+from mcp_checks import Checks, check_tools_and_calls
 
 
 async def main() -> int:
@@ -30,13 +27,7 @@ async def main() -> int:
     manifest = json.loads(manifest_bytes)
     with open(cases_path, encoding="utf-8") as f:
         cases = json.load(f)
-    failures = []
-
-    def check(label, condition, detail=""):
-        status = "ok  " if condition else "FAIL"
-        print(f"{status} {label} {detail if not condition else ''}".rstrip())
-        if not condition:
-            failures.append(label)
+    check = Checks()
 
     # Without the token the SDK must not get through.
     try:
@@ -62,40 +53,7 @@ async def main() -> int:
                 await client.send_ping()
                 check("ping", True)
 
-            listed = await client.list_tools()
-            by_name = {tool.name: tool for tool in listed.tools}
-            expected_names = {tool["name"] for tool in manifest["tools"]} | {"mcp_get_version"}
-            check("tool names", set(by_name) == expected_names, f"{sorted(by_name)} != {sorted(expected_names)}")
-            for entry in manifest["tools"]:
-                tool = by_name.get(entry["name"])
-                if tool is None:
-                    continue
-                check(f"{entry['name']}: description", tool.description == entry["description"])
-                check(f"{entry['name']}: inputSchema", tool.input_schema == entry["inputSchema"])
-                check(f"{entry['name']}: outputSchema", tool.output_schema == entry["outputSchema"])
-
-            called = set()
-            for case in cases:
-                label = f"{case['tool']} {json.dumps(case.get('arguments'), ensure_ascii=False)}"
-                called.add(case["tool"])
-                try:
-                    result = await client.call_tool(case["tool"], case.get("arguments"))
-                except MCPError as error:
-                    check(label, case.get("protocol_error") == error.code, f"protocol error {error.code} {error}")
-                    continue
-                if "protocol_error" in case:
-                    check(label, False, f"expected protocol error {case['protocol_error']}, got {result}")
-                    continue
-                text = text_of(result)
-                if "result" in case or "success" in case:
-                    expected = {"result": case["result"]} if "result" in case else {"success": True}
-                    check(label, not result.is_error and result.structured_content == expected,
-                          f"got isError={result.is_error} structured={result.structured_content} text={text}")
-                    check(label + " (text block is the same JSON)",
-                          json.loads(text) == expected if not result.is_error else False, text)
-                else:
-                    ok = bool(result.is_error) and all(part in text for part in case["error_contains"])
-                    check(label, ok, f"got isError={result.is_error} text={text!r}, expected parts {case['error_contains']}")
+            called, expected_names = await check_tools_and_calls(client, manifest, cases, check)
 
             version = await client.call_tool("mcp_get_version", {})
             info = (version.structured_content or {}).get("result", {})
@@ -106,8 +64,7 @@ async def main() -> int:
             called.add("mcp_get_version")
             check("every tool called", called >= expected_names, f"not called: {sorted(expected_names - called)}")
 
-    print(f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+    return check.exit_code()
 
 
 if __name__ == "__main__":

@@ -17,7 +17,8 @@ import json
 import sys
 
 from mcp import Client, StdioServerParameters
-from mcp.shared.exceptions import MCPError
+
+from mcp_checks import Checks, check_tools_and_calls
 
 
 def embedded_manifest(library):
@@ -30,10 +31,6 @@ def embedded_manifest(library):
     return ctypes.string_at(pointer, length.value)
 
 
-def text_of(result):
-    return "".join(block.text for block in result.content if getattr(block, "type", "") == "text")
-
-
 async def main() -> int:
     server_exe, library, manifest_path, cases_path, mode, coverage = sys.argv[1:7]
     with open(manifest_path, "rb") as f:
@@ -42,13 +39,7 @@ async def main() -> int:
     with open(cases_path, encoding="utf-8") as f:
         cases = json.load(f)
     params = StdioServerParameters(command=server_exe, args=["serve", library, "--log-level", "warn"])
-    failures = []
-
-    def check(label, condition, detail=""):
-        status = "ok  " if condition else "FAIL"
-        print(f"{status} {label} {detail if not condition else ''}".rstrip())
-        if not condition:
-            failures.append(label)
+    check = Checks()
 
     async with Client(params, mode=mode, read_timeout_seconds=60) as client:
         check("protocol version", client.protocol_version == ("2026-07-28" if mode == "2026-07-28" else "2025-11-25"),
@@ -57,43 +48,7 @@ async def main() -> int:
             await client.send_ping()
             check("ping", True)
 
-        listed = await client.list_tools()
-        by_name = {tool.name: tool for tool in listed.tools}
-        expected_names = {tool["name"] for tool in manifest["tools"]} | {"mcp_get_version"}
-        check("tool names", set(by_name) == expected_names, f"{sorted(by_name)} != {sorted(expected_names)}")
-        for entry in manifest["tools"]:
-            tool = by_name.get(entry["name"])
-            if tool is None:
-                continue
-            check(f"{entry['name']}: description", tool.description == entry["description"])
-            check(f"{entry['name']}: title", tool.title == entry.get("title"))
-            check(f"{entry['name']}: inputSchema", tool.input_schema == entry["inputSchema"])
-            check(f"{entry['name']}: outputSchema", tool.output_schema == entry["outputSchema"])
-            if "annotations" in entry:
-                got = tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else {}
-                check(f"{entry['name']}: annotations", got == entry["annotations"], f"{got}")
-
-        called = set()
-        for case in cases:
-            label = f"{case['tool']} {json.dumps(case.get('arguments'), ensure_ascii=False)}"
-            called.add(case["tool"])
-            try:
-                result = await client.call_tool(case["tool"], case.get("arguments"))
-            except MCPError as error:
-                check(label, case.get("protocol_error") == error.code, f"protocol error {error.code} {error}")
-                continue
-            if "protocol_error" in case:
-                check(label, False, f"expected protocol error {case['protocol_error']}, got {result}")
-                continue
-            text = text_of(result)
-            if "result" in case or "success" in case:
-                expected = {"result": case["result"]} if "result" in case else {"success": True}
-                check(label, not result.is_error and result.structured_content == expected,
-                      f"got isError={result.is_error} structured={result.structured_content} text={text}")
-                check(label + " (text block is the same JSON)", json.loads(text) == expected if not result.is_error else False, text)
-            else:
-                ok = bool(result.is_error) and all(part in text for part in case["error_contains"])
-                check(label, ok, f"got isError={result.is_error} text={text!r}, expected parts {case['error_contains']}")
+        called, expected_names = await check_tools_and_calls(client, manifest, cases, check)
 
         version = await client.call_tool("mcp_get_version", {})
         info = (version.structured_content or {}).get("result", {})
@@ -105,8 +60,7 @@ async def main() -> int:
         if coverage == "all":
             check("every tool called", called >= expected_names, f"not called: {sorted(expected_names - called)}")
 
-    print(f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+    return check.exit_code()
 
 
 if __name__ == "__main__":
