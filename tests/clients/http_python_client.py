@@ -9,7 +9,6 @@ SDK validates every structuredContent against the tool's outputSchema.
 """
 
 import asyncio
-import hashlib
 import json
 import sys
 
@@ -17,7 +16,7 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from mcp_checks import Checks, check_tools_and_calls
+from mcp_checks import Checks, check_session
 
 
 async def main() -> int:
@@ -46,23 +45,7 @@ async def main() -> int:
     async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
         async with Client(streamable_http_client(endpoint, http_client=http), mode=mode,
                           read_timeout_seconds=60) as client:
-            check("protocol version",
-                  client.protocol_version == ("2026-07-28" if mode == "2026-07-28" else "2025-11-25"),
-                  client.protocol_version)
-            if mode == "legacy":
-                await client.send_ping()
-                check("ping", True)
-
-            called, expected_names = await check_tools_and_calls(client, manifest, cases, check)
-
-            version = await client.call_tool("mcp_get_version", {})
-            info = (version.structured_content or {}).get("result", {})
-            check("mcp_get_version server", info.get("server") == "delphi-mcp", f"{info}")
-            check("mcp_get_version library", info.get("library") == library, f"{info}")
-            check("mcp_get_version manifest hash",
-                  info.get("manifestSha256") == hashlib.sha256(manifest_bytes).hexdigest(), f"{info}")
-            called.add("mcp_get_version")
-            check("every tool called", called >= expected_names, f"not called: {sorted(expected_names - called)}")
+            await check_session(client, mode, manifest, manifest_bytes, library, cases, check)
 
     return check.exit_code()
 

@@ -1,6 +1,7 @@
 """Checks shared by the Python SDK clients over stdio and over HTTP: one line per check, and
 the list of failures for the exit code."""
 
+import hashlib
 import json
 
 from mcp.shared.exceptions import MCPError
@@ -70,3 +71,27 @@ async def check_tools_and_calls(client, manifest, cases, check):
             ok = bool(result.is_error) and all(part in text for part in case["error_contains"])
             check(label, ok, f"got isError={result.is_error} text={text!r}, expected parts {case['error_contains']}")
     return called, expected_names
+
+
+async def check_session(client, mode, manifest, manifest_bytes, library, cases, check, every_tool=True):
+    """One whole client session: the negotiated protocol version (and a ping in the handshake
+    era), the tools and call cases, and `mcp_get_version` against the manifest and library.
+    With `every_tool`, every listed tool must have been called."""
+    check("protocol version", client.protocol_version == ("2026-07-28" if mode == "2026-07-28" else "2025-11-25"),
+          client.protocol_version)
+    if mode == "legacy":
+        await client.send_ping()
+        check("ping", True)
+
+    called, expected_names = await check_tools_and_calls(client, manifest, cases, check)
+
+    version = await client.call_tool("mcp_get_version", {})
+    info = (version.structured_content or {}).get("result", {})
+    check("mcp_get_version server", info.get("server") == "delphi-mcp", f"{info}")
+    check("mcp_get_version abi", info.get("abiVersion") == manifest["abiVersion"], f"{info}")
+    check("mcp_get_version library", info.get("library") == library, f"{info}")
+    check("mcp_get_version manifest hash",
+          info.get("manifestSha256") == hashlib.sha256(manifest_bytes).hexdigest(), f"{info}")
+    called.add("mcp_get_version")
+    if every_tool:
+        check("every tool called", called >= expected_names, f"not called: {sorted(expected_names - called)}")

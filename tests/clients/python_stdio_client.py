@@ -12,13 +12,12 @@ tool's outputSchema, so a non-conforming result fails the call.
 
 import asyncio
 import ctypes
-import hashlib
 import json
 import sys
 
 from mcp import Client, StdioServerParameters
 
-from mcp_checks import Checks, check_tools_and_calls
+from mcp_checks import Checks, check_session
 
 
 def embedded_manifest(library):
@@ -42,23 +41,8 @@ async def main() -> int:
     check = Checks()
 
     async with Client(params, mode=mode, read_timeout_seconds=60) as client:
-        check("protocol version", client.protocol_version == ("2026-07-28" if mode == "2026-07-28" else "2025-11-25"),
-              client.protocol_version)
-        if mode == "legacy":
-            await client.send_ping()
-            check("ping", True)
-
-        called, expected_names = await check_tools_and_calls(client, manifest, cases, check)
-
-        version = await client.call_tool("mcp_get_version", {})
-        info = (version.structured_content or {}).get("result", {})
-        check("mcp_get_version server", info.get("server") == "delphi-mcp", f"{info}")
-        check("mcp_get_version abi", info.get("abiVersion") == manifest["abiVersion"], f"{info}")
-        check("mcp_get_version library", info.get("library") == library, f"{info}")
-        check("mcp_get_version manifest hash", info.get("manifestSha256") == hashlib.sha256(manifest_bytes).hexdigest(), f"{info}")
-        called.add("mcp_get_version")
-        if coverage == "all":
-            check("every tool called", called >= expected_names, f"not called: {sorted(expected_names - called)}")
+        await check_session(client, mode, manifest, manifest_bytes, library, cases, check,
+                            every_tool=coverage == "all")
 
     return check.exit_code()
 
