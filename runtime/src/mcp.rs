@@ -14,6 +14,8 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -184,5 +186,41 @@ impl ServerHandler for McpServer {
                 None,
             )),
         }
+    }
+}
+
+/// The raw text of `params.arguments` when `body` is a `tools/call` request (the transports
+/// hand it to the dispatcher, which reads duplicate keys and exact integers from it).
+pub(crate) fn raw_tool_arguments(body: &[u8]) -> Option<&str> {
+    #[derive(Deserialize)]
+    struct Probe<'a> {
+        #[serde(borrow)]
+        method: Option<&'a str>,
+        #[serde(borrow)]
+        params: Option<ProbeParams<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct ProbeParams<'a> {
+        #[serde(borrow)]
+        arguments: Option<&'a RawValue>,
+    }
+    let probe: Probe<'_> = serde_json::from_slice(body).ok()?;
+    if probe.method != Some("tools/call") {
+        return None;
+    }
+    probe.params?.arguments.map(RawValue::get)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::raw_tool_arguments;
+
+    #[test]
+    fn raw_arguments_only_for_tool_calls() {
+        let body = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"x":1,"x":2}}}"#;
+        assert_eq!(raw_tool_arguments(body), Some(r#"{"x":1,"x":2}"#));
+        let other = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"arguments":{}}}"#;
+        assert_eq!(raw_tool_arguments(other), None);
+        assert_eq!(raw_tool_arguments(b"not json"), None);
     }
 }

@@ -20,8 +20,6 @@ use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetExtensions};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleServer;
-use serde::Deserialize;
-use serde_json::value::RawValue;
 use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
@@ -189,7 +187,7 @@ where
                         }
                         self.in_flight.send_modify(|n| *n += 1);
                         if matches!(request.request, ClientRequest::CallToolRequest(_)) {
-                            if let Some(raw) = raw_arguments(text) {
+                            if let Some(raw) = crate::mcp::raw_tool_arguments(text.as_bytes()) {
                                 request
                                     .request
                                     .extensions_mut()
@@ -265,22 +263,6 @@ fn error_message(id: serde_json::Value, code: i64, message: String) -> serde_jso
 async fn write_line<W: AsyncWrite + Unpin>(writer: &mut W, bytes: &[u8]) -> std::io::Result<()> {
     writer.write_all(bytes).await?;
     writer.flush().await
-}
-
-/// The raw text of `params.arguments` of a request line, when present.
-fn raw_arguments(text: &str) -> Option<&str> {
-    #[derive(Deserialize)]
-    struct Probe<'a> {
-        #[serde(borrow)]
-        params: Option<ProbeParams<'a>>,
-    }
-    #[derive(Deserialize)]
-    struct ProbeParams<'a> {
-        #[serde(borrow)]
-        arguments: Option<&'a RawValue>,
-    }
-    let probe: Probe<'_> = serde_json::from_str(text).ok()?;
-    probe.params?.arguments.map(RawValue::get)
 }
 
 impl<R, W> Transport<RoleServer> for LineTransport<R, W>

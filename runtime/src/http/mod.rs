@@ -34,8 +34,6 @@ use http_body::{Body as HttpBody, Frame, SizeHint};
 use http_body_util::{BodyExt, Full, Limited};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use serde::Deserialize;
-use serde_json::value::RawValue;
 use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
@@ -700,7 +698,7 @@ async fn mcp_endpoint(State(app): State<Arc<App>>, request: Request) -> Response
             );
         }
     };
-    if let Some(raw) = raw_tool_arguments(&bytes) {
+    if let Some(raw) = crate::mcp::raw_tool_arguments(&bytes) {
         parts.extensions.insert(RawArguments(Arc::from(raw)));
     }
     let service = match accepts(&parts.headers) {
@@ -743,27 +741,6 @@ fn too_large(limit: usize) -> Response {
         StatusCode::PAYLOAD_TOO_LARGE,
         format!("Payload Too Large: the request body exceeds {limit} bytes (the --max-body limit)"),
     )
-}
-
-/// The raw text of `params.arguments` when the body is a `tools/call` request.
-fn raw_tool_arguments(body: &[u8]) -> Option<&str> {
-    #[derive(Deserialize)]
-    struct Probe<'a> {
-        #[serde(borrow)]
-        method: Option<&'a str>,
-        #[serde(borrow)]
-        params: Option<ProbeParams<'a>>,
-    }
-    #[derive(Deserialize)]
-    struct ProbeParams<'a> {
-        #[serde(borrow)]
-        arguments: Option<&'a RawValue>,
-    }
-    let probe: Probe<'_> = serde_json::from_slice(body).ok()?;
-    if probe.method != Some("tools/call") {
-        return None;
-    }
-    probe.params?.arguments.map(RawValue::get)
 }
 
 type RmcpBody = http_body_util::combinators::BoxBody<Bytes, std::convert::Infallible>;
@@ -944,14 +921,5 @@ mod tests {
             )])),
             (false, true)
         );
-    }
-
-    #[test]
-    fn raw_arguments_only_for_tool_calls() {
-        let body = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"x":1,"x":2}}}"#;
-        assert_eq!(raw_tool_arguments(body), Some(r#"{"x":1,"x":2}"#));
-        let other = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"arguments":{}}}"#;
-        assert_eq!(raw_tool_arguments(other), None);
-        assert_eq!(raw_tool_arguments(b"not json"), None);
     }
 }
