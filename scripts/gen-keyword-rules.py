@@ -21,8 +21,8 @@ def table(name):
 
 marker = "// ---------------------------------------------------------------- keywords\n"
 lines = [marker, "// Reserved words (tokens.rs RESERVED; code U+0200 + index).\n"]
-lines += [f'kw_{w} = {{ "\\u{{{0x200 + i:04X}}}" }}\n' for i, w in enumerate(table("RESERVED"))]
+lines += [f'kw_{w} = _{{ "\\u{{{0x200 + i:04X}}}" }}\n' for i, w in enumerate(table("RESERVED"))]
 lines += ["\n", "// Soft keywords (tokens.rs SOFT; code U+0280 + index): identifiers where no rule wants them.\n"]
-lines += [f'kw_{w} = {{ "\\u{{{0x280 + i:04X}}}" }}\n' for i, w in enumerate(table("SOFT"))]
+lines += [f'kw_{w} = _{{ "\\u{{{0x280 + i:04X}}}" }}\n' for i, w in enumerate(table("SOFT"))]
 grammar = grammar[: grammar.index(marker)] + "".join(lines)
 grammar_path.write_text(grammar)

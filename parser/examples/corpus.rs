@@ -9,6 +9,10 @@
 //! fewer.
 
 use delphi_mcp_parser::{ast, parse_file, ParseOptions, SourceDb};
+
+// The allocator the `delphi-mcp` binary uses, so the figures are the CLI's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::path::{Path, PathBuf};
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -5,7 +5,7 @@ use crate::doc;
 use crate::grammar::Rule;
 use crate::preprocess::Preprocessed;
 use crate::span::Span;
-use crate::tokens::Tokens;
+use crate::tokens::{kw, Tokens};
 use pest::iterators::Pair;
 
 type P<'i> = Pair<'i, Rule>;
@@ -27,6 +27,10 @@ const MAX_EXPR_DEPTH: u32 = 48;
 
 /// Collapses runs of whitespace to one space and trims.
 pub(crate) fn normalize(text: &str) -> String {
+    // Most texts are one token or have single blanks only: copy those as they are.
+    if !needs_normalizing(text) {
+        return text.to_string();
+    }
     let mut out = String::with_capacity(text.len());
     let mut space = false;
     for c in text.trim().chars() {
@@ -43,12 +47,64 @@ pub(crate) fn normalize(text: &str) -> String {
     out
 }
 
+// The grammar's keyword rules are silent (no pairs, which keeps failed attempts cheap), so a
+// keyword is told by its code in the pair's token string.
+const KW_AUTOMATED: char = kw("automated");
+const KW_CLASS: char = kw("class");
+const KW_CONST: char = kw("const");
+const KW_CONSTREF: char = kw("constref");
+const KW_CONSTRUCTOR: char = kw("constructor");
+const KW_DESTRUCTOR: char = kw("destructor");
+const KW_DISPINTERFACE: char = kw("dispinterface");
+const KW_END: char = kw("end");
+const KW_FUNCTION: char = kw("function");
+const KW_INHERITED: char = kw("inherited");
+const KW_LIBRARY: char = kw("library");
+const KW_NIL: char = kw("nil");
+const KW_OPERATOR: char = kw("operator");
+const KW_OUT: char = kw("out");
+const KW_PACKAGE: char = kw("package");
+const KW_PRIVATE: char = kw("private");
+const KW_PROGRAM: char = kw("program");
+const KW_PROTECTED: char = kw("protected");
+const KW_PUBLIC: char = kw("public");
+const KW_PUBLISHED: char = kw("published");
+const KW_REFERENCE: char = kw("reference");
+const KW_STRICT: char = kw("strict");
+const KW_STRING: char = kw("string");
+const KW_VAR: char = kw("var");
+
+/// The code of a pair's first token.
+fn first_code(p: &P) -> Option<char> {
+    p.as_str().chars().next()
+}
+
+/// True when a pair's last token is `code`.
+fn ends_with_code(p: &P, code: char) -> bool {
+    p.as_str().ends_with(code)
+}
+
+/// True when `text` has blanks other than single spaces between words (or non-ASCII
+/// characters, which may be Unicode blanks).
+fn needs_normalizing(text: &str) -> bool {
+    let b = text.as_bytes();
+    let edge_blank = |c: Option<&u8>| c.is_some_and(|c| c.is_ascii_whitespace());
+    edge_blank(b.first())
+        || edge_blank(b.last())
+        || b.windows(2).any(|w| w[0] == b' ' && w[1] == b' ')
+        || b.iter()
+            .any(|&c| c >= 0x80 || (c.is_ascii_whitespace() && c != b' '))
+}
+
 fn strip_amp(name: &str) -> String {
     name.strip_prefix('&').unwrap_or(name).to_string()
 }
 
 /// A name with inner whitespace removed (`System . SysUtils` → `System.SysUtils`).
 fn compact(text: &str) -> String {
+    if !text.bytes().any(|c| c >= 0x80 || c.is_ascii_whitespace()) {
+        return text.to_string();
+    }
     text.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
@@ -99,10 +155,10 @@ impl<'a> Lower<'a> {
         for c in p.into_inner() {
             match c.as_rule() {
                 Rule::unit_kind => {
-                    kind = match c.into_inner().next().map(|k| k.as_rule()) {
-                        Some(Rule::kw_program) => UnitKind::Program,
-                        Some(Rule::kw_library) => UnitKind::Library,
-                        Some(Rule::kw_package) => UnitKind::Package,
+                    kind = match first_code(&c) {
+                        Some(KW_PROGRAM) => UnitKind::Program,
+                        Some(KW_LIBRARY) => UnitKind::Library,
+                        Some(KW_PACKAGE) => UnitKind::Package,
                         _ => UnitKind::Unit,
                     }
                 }
@@ -493,13 +549,17 @@ impl<'a> Lower<'a> {
     fn proc_type(&self, p: P) -> ProceduralType {
         let span = self.span(&p);
         let mut heading = empty_routine(span);
-        let mut reference_to = false;
+        let reference_to = first_code(&p) == Some(KW_REFERENCE);
+        // `procedure` or `function` comes first, or after `reference to`
+        let kind_code = p.as_str().chars().nth(if reference_to { 2 } else { 0 });
+        heading.kind = if kind_code == Some(KW_FUNCTION) {
+            RoutineKind::Function
+        } else {
+            RoutineKind::Procedure
+        };
         let mut of_object = false;
         for c in p.into_inner() {
             match c.as_rule() {
-                Rule::kw_reference => reference_to = true,
-                Rule::kw_procedure => heading.kind = RoutineKind::Procedure,
-                Rule::kw_function => heading.kind = RoutineKind::Function,
                 Rule::formal_params => heading.params = self.params(c),
                 Rule::type_ref => heading.result = Some(self.type_ref(c)),
                 Rule::of_object => of_object = true,
@@ -533,7 +593,7 @@ impl<'a> Lower<'a> {
         let span = self.span(&p);
         match p.as_rule() {
             Rule::named_type => {
-                let mut parts = Vec::new();
+                let mut name = String::new();
                 let mut generic_args = Vec::new();
                 let mut code_page = None;
                 for c in p.into_inner() {
@@ -549,7 +609,13 @@ impl<'a> Lower<'a> {
                                             .map(|t| self.type_ref(t))
                                             .collect();
                                     }
-                                    _ => parts.push(strip_amp(self.text(&part))),
+                                    _ => {
+                                        if !name.is_empty() {
+                                            name.push('.');
+                                        }
+                                        let part = self.text(&part);
+                                        name.push_str(part.strip_prefix('&').unwrap_or(part));
+                                    }
                                 }
                             }
                         }
@@ -559,7 +625,6 @@ impl<'a> Lower<'a> {
                         _ => {}
                     }
                 }
-                let name = parts.join(".");
                 match code_page {
                     Some(code_page) => TypeRefKind::CodePageString { name, code_page },
                     None => TypeRefKind::Named { name, generic_args },
@@ -575,13 +640,13 @@ impl<'a> Lower<'a> {
                 },
             },
             Rule::array_type => {
+                let of_const = ends_with_code(&p, KW_CONST);
                 let children: Vec<P> = p.into_inner().collect();
                 let refs: Vec<&P> = children
                     .iter()
                     .filter(|c| c.as_rule() == Rule::type_ref)
                     .collect();
-                let has_index = p_has_index(&children);
-                let of_const = children.last().map(|c| c.as_rule()) == Some(Rule::kw_const);
+                let has_index = refs.len() >= if of_const { 1 } else { 2 };
                 let element = if of_const {
                     None
                 } else {
@@ -617,12 +682,25 @@ impl<'a> Lower<'a> {
                 | Rule::type_helper_head => StructuredKind::RecordHelper,
                 Rule::object_type | Rule::object_head => StructuredKind::Object,
                 Rule::record_type | Rule::record_head => StructuredKind::Record,
+                Rule::interface_type | Rule::interface_head => {
+                    if first_code(&p) == Some(KW_DISPINTERFACE) {
+                        StructuredKind::DispInterface
+                    } else {
+                        StructuredKind::Interface
+                    }
+                }
                 _ => StructuredKind::Class,
             },
             modifiers: Vec::new(),
             ancestors: Vec::new(),
             helper_for: None,
-            forward: true,
+            // A class or interface without `end` (`TFoo = class;`) is a forward declaration;
+            // records and objects always have one.
+            forward: !(p.as_str().contains(KW_END)
+                || matches!(
+                    rule,
+                    Rule::record_type | Rule::record_head | Rule::object_type | Rule::object_head
+                )),
             sections: Vec::new(),
             guid: None,
         };
@@ -633,8 +711,6 @@ impl<'a> Lower<'a> {
         let mut pending_attrs: Vec<Attribute> = Vec::new();
         for c in p.into_inner() {
             match c.as_rule() {
-                Rule::kw_interface => st.kind = StructuredKind::Interface,
-                Rule::kw_dispinterface => st.kind = StructuredKind::DispInterface,
                 Rule::packing | Rule::class_modifier => {
                     st.modifiers.push(self.text(&c).to_ascii_lowercase())
                 }
@@ -661,8 +737,6 @@ impl<'a> Lower<'a> {
                         });
                     }
                 }
-                Rule::kw_end => st.forward = false,
-                Rule::kw_record | Rule::kw_object => st.forward = false,
                 Rule::member => {
                     self.member(c, &mut st.sections, &mut current, &mut pending_attrs);
                 }
@@ -687,19 +761,15 @@ impl<'a> Lower<'a> {
             match c.as_rule() {
                 Rule::attributes => pending.extend(self.attributes(c)),
                 Rule::visibility => {
-                    let words: Vec<String> = c
-                        .into_inner()
-                        .map(|w| self.text(&w).to_ascii_lowercase())
-                        .collect();
-                    let strict = words.iter().any(|w| w == "strict");
-                    let vis = match words.last().map(String::as_str) {
-                        Some("private") if strict => Visibility::StrictPrivate,
-                        Some("private") => Visibility::Private,
-                        Some("protected") if strict => Visibility::StrictProtected,
-                        Some("protected") => Visibility::Protected,
-                        Some("public") => Visibility::Public,
-                        Some("published") => Visibility::Published,
-                        Some("automated") => Visibility::Automated,
+                    let strict = first_code(&c) == Some(KW_STRICT);
+                    let vis = match c.into_inner().next().and_then(|w| first_code(&w)) {
+                        Some(KW_PRIVATE) if strict => Visibility::StrictPrivate,
+                        Some(KW_PRIVATE) => Visibility::Private,
+                        Some(KW_PROTECTED) if strict => Visibility::StrictProtected,
+                        Some(KW_PROTECTED) => Visibility::Protected,
+                        Some(KW_PUBLIC) => Visibility::Public,
+                        Some(KW_PUBLISHED) => Visibility::Published,
+                        Some(KW_AUTOMATED) => Visibility::Automated,
                         _ => Visibility::Default,
                     };
                     let old = std::mem::replace(
@@ -794,7 +864,7 @@ impl<'a> Lower<'a> {
         let mut prop = Property {
             name: String::new(),
             name_span: span,
-            is_class: false,
+            is_class: first_code(&p) == Some(KW_CLASS),
             params: Vec::new(),
             ty: None,
             specifiers: Vec::new(),
@@ -804,7 +874,6 @@ impl<'a> Lower<'a> {
         };
         for c in p.into_inner() {
             match c.as_rule() {
-                Rule::kw_class => prop.is_class = true,
                 Rule::ident => {
                     prop.name = strip_amp(self.text(&c));
                     prop.name_span = self.span(&c);
@@ -837,7 +906,7 @@ impl<'a> Lower<'a> {
                         });
                     }
                 }
-                Rule::kw_default => prop.specifiers.push(Directive {
+                Rule::prop_default => prop.specifiers.push(Directive {
                     name: "default".to_string(),
                     arg: None,
                     span: self.span(&c),
@@ -888,15 +957,15 @@ impl<'a> Lower<'a> {
         let mut r = empty_routine(span);
         r.attributes = attributes;
         r.doc = doc;
+        r.is_class = first_code(&p) == Some(KW_CLASS);
         for c in p.into_inner() {
             match c.as_rule() {
-                Rule::kw_class => r.is_class = true,
                 Rule::routine_kind => {
-                    r.kind = match c.into_inner().next().map(|k| k.as_rule()) {
-                        Some(Rule::kw_function) => RoutineKind::Function,
-                        Some(Rule::kw_constructor) => RoutineKind::Constructor,
-                        Some(Rule::kw_destructor) => RoutineKind::Destructor,
-                        Some(Rule::kw_operator) => RoutineKind::Operator,
+                    r.kind = match first_code(&c) {
+                        Some(KW_FUNCTION) => RoutineKind::Function,
+                        Some(KW_CONSTRUCTOR) => RoutineKind::Constructor,
+                        Some(KW_DESTRUCTOR) => RoutineKind::Destructor,
+                        Some(KW_OPERATOR) => RoutineKind::Operator,
                         _ => RoutineKind::Procedure,
                     }
                 }
@@ -994,11 +1063,11 @@ impl<'a> Lower<'a> {
             match c.as_rule() {
                 Rule::attributes => attributes.extend(self.attributes(c)),
                 Rule::param_mode => {
-                    mode = match c.into_inner().next().map(|k| k.as_rule()) {
-                        Some(Rule::kw_const) => ParamMode::Const,
-                        Some(Rule::kw_var) => ParamMode::Var,
-                        Some(Rule::kw_out) => ParamMode::Out,
-                        Some(Rule::kw_constref) => ParamMode::ConstRef,
+                    mode = match first_code(&c) {
+                        Some(KW_CONST) => ParamMode::Const,
+                        Some(KW_VAR) => ParamMode::Var,
+                        Some(KW_OUT) => ParamMode::Out,
+                        Some(KW_CONSTREF) => ParamMode::ConstRef,
                         _ => ParamMode::Value,
                     }
                 }
@@ -1152,8 +1221,14 @@ impl<'a> Lower<'a> {
     fn primary(&self, p: P) -> Expr {
         let span = self.span(&p);
         let text = normalize(self.text(&p));
+        let keyword = first_code(&p);
         let mut it = p.into_inner();
         let kind = match it.next() {
+            // `inherited Name`: the name is not the value
+            _ if keyword == Some(KW_INHERITED) => ExprKind::Other,
+            None if matches!(keyword, Some(KW_NIL | KW_STRING)) => {
+                ExprKind::Ident { name: text.clone() }
+            }
             Some(c) => match c.as_rule() {
                 Rule::number => number_kind(self.text(&c)),
                 Rule::string_lit => ExprKind::Str {
@@ -1198,7 +1273,7 @@ impl<'a> Lower<'a> {
                     }
                     None => ExprKind::Other,
                 },
-                Rule::kw_nil | Rule::kw_string | Rule::ident => ExprKind::Ident {
+                Rule::ident => ExprKind::Ident {
                     name: strip_amp(self.text(&c)),
                 },
                 _ => ExprKind::Other,
@@ -1206,20 +1281,6 @@ impl<'a> Lower<'a> {
             None => ExprKind::Other,
         };
         Expr { text, kind, span }
-    }
-}
-
-fn p_has_index(children: &[P]) -> bool {
-    // `array [..] of T` has at least two type_refs (index(es) + element), or one plus `of const`
-    let refs = children
-        .iter()
-        .filter(|c| c.as_rule() == Rule::type_ref)
-        .count();
-    let of_const = children.last().map(|c| c.as_rule()) == Some(Rule::kw_const);
-    if of_const {
-        refs >= 1
-    } else {
-        refs >= 2
     }
 }
 
@@ -1320,6 +1381,27 @@ mod tests {
             ExprKind::Int { value: 1000 }
         ));
         assert!(matches!(number_kind("1.5e3"), ExprKind::Real { value } if value == 1500.0));
+    }
+
+    #[test]
+    fn normalize_and_compact_skip_work_only_when_the_result_is_the_same() {
+        // the general rule: trim, and every run of blanks becomes one space
+        let reference = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+        for text in [
+            "Integer",
+            "array of Byte",
+            "  padded ",
+            "two  spaces",
+            "tab\there",
+            "line\r\nbreak",
+            "non\u{00A0}breaking",
+            "Ünïcode Näme",
+            "",
+        ] {
+            assert_eq!(normalize(text), reference(text), "{text:?}");
+            let compacted: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+            assert_eq!(compact(text), compacted, "{text:?}");
+        }
     }
 
     #[test]

@@ -252,7 +252,11 @@ impl<'a> Driver<'a> {
                     const PUNCT: &[&str] =
                         &[";", ":", "=", ",", "(", ")", "[", "]", ".", "..", "<", ">"];
                     for t in attempts.expected_tokens() {
-                        let Some(t) = tokens::punct_text(&t.to_string()) else {
+                        let t = t.to_string();
+                        if let Some(label) = range_label(&t) {
+                            expected.push(label.to_string());
+                        }
+                        let Some(t) = tokens::punct_text(&t) else {
                             continue;
                         };
                         if PUNCT.contains(&t.as_str()) {
@@ -893,6 +897,26 @@ fn shorten(text: &str) -> String {
 }
 
 /// A readable name for a grammar rule in "expected" lists (`None` for internal rules).
+/// The label of a word class the grammar matches as a range of codes (`U+028A..U+02BB`), by
+/// its first word (see SOFT in tokens.rs); the grammar looks ahead for these before trying the
+/// rules, so the rules' own labels are not among the attempts.
+fn range_label(token: &str) -> Option<&'static str> {
+    let (first, last) = token.split_once("..")?;
+    let range = (first.chars().next()?, last.chars().next()?);
+    let class = |from: &str, to: &str| range == (tokens::kw(from), tokens::kw(to));
+    if class("dispid", "platform") {
+        Some("directive")
+    } else if class("deprecated", "platform") {
+        Some("hint directive")
+    } else if class("cdecl", "winapi") {
+        Some("calling convention")
+    } else if class("add", "index") {
+        Some("property specifier")
+    } else {
+        None
+    }
+}
+
 fn rule_label(rule: Rule) -> Option<String> {
     let name = format!("{rule:?}");
     if let Some(kw) = name.strip_prefix("kw_") {

@@ -719,6 +719,7 @@ impl Pp<'_> {
             including: &including,
             main: &main,
             include_dirs: &self.options.include_dirs,
+            db: self.db,
         };
         let found = self.db.memo_path(&key, || include::resolve(&search, name));
         let Some(path) = found else {

@@ -47,6 +47,19 @@ pub struct SourceDb {
     by_path: RwLock<HashMap<PathBuf, FileId>>,
     /// Results of include-file searches (see [`SourceDb::memo_path`]).
     path_memo: RwLock<HashMap<String, Option<PathBuf>>>,
+    /// Folder listings read by include-file searches (see [`SourceDb::listing`]).
+    listings: RwLock<HashMap<PathBuf, Option<Arc<[Listed]>>>>,
+}
+
+/// One entry of a folder listing (see [`SourceDb::listing`]).
+#[derive(Debug)]
+pub struct Listed {
+    /// The entry's file name.
+    pub name: std::ffi::OsString,
+    /// True for a folder (or a link to one).
+    pub is_dir: bool,
+    /// True for a regular file (or a link to one).
+    pub is_file: bool,
 }
 
 impl SourceDb {
@@ -107,6 +120,44 @@ impl SourceDb {
         let id = self.add(file);
         by_path.insert(path.to_path_buf(), id);
         Ok(id)
+    }
+
+    /// The entries of folder `dir`, read once per database; `None` when it cannot be read.
+    ///
+    /// Include-file searches match names ignoring case and look through nearby folders, so
+    /// the units of a project ask for the same few folders again and again; reading each once
+    /// keeps a search for a missing include from costing a folder walk per unit. A run sees
+    /// the folders as they were when first read.
+    pub fn listing(&self, dir: &Path) -> Option<Arc<[Listed]>> {
+        if let Some(found) = self
+            .listings
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(dir)
+        {
+            return found.clone();
+        }
+        let listed: Option<Arc<[Listed]>> = std::fs::read_dir(dir).ok().map(|entries| {
+            entries
+                .flatten()
+                .map(|entry| {
+                    let mut file_type = entry.file_type().ok();
+                    if file_type.is_some_and(|t| t.is_symlink()) {
+                        file_type = std::fs::metadata(entry.path()).ok().map(|m| m.file_type());
+                    }
+                    Listed {
+                        name: entry.file_name(),
+                        is_dir: file_type.is_some_and(|t| t.is_dir()),
+                        is_file: file_type.is_some_and(|t| t.is_file()),
+                    }
+                })
+                .collect()
+        });
+        self.listings
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(dir.to_path_buf(), listed.clone());
+        listed
     }
 
     /// The path `search` finds for `key`, computed once per database.

@@ -200,6 +200,49 @@ pub(crate) const ASSIGN: char = '\u{0180}';
 /// `..`
 pub(crate) const DOTDOT: char = '\u{0181}';
 
+/// The code of the keyword `word` (lower case), for use in constants: `kw("class")`. The
+/// grammar's keyword rules are silent, so lowering tells keywords apart by these codes.
+///
+/// # Panics
+/// When `word` is no keyword (at compile time when used in a constant).
+pub(crate) const fn kw(word: &str) -> char {
+    const fn same(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+    const fn code(base: u32, index: usize) -> char {
+        match char::from_u32(base + index as u32) {
+            Some(c) => c,
+            None => panic!("keyword code out of range"),
+        }
+    }
+    let mut i = 0;
+    while i < RESERVED.len() {
+        if same(RESERVED[i], word) {
+            return code(RESERVED_BASE, i);
+        }
+        i += 1;
+    }
+    let mut i = 0;
+    while i < SOFT.len() {
+        if same(SOFT[i], word) {
+            return code(SOFT_BASE, i);
+        }
+        i += 1;
+    }
+    panic!("not a keyword")
+}
+
 /// The preprocessed text as tokens.
 #[derive(Debug, Default)]
 pub(crate) struct Tokens {

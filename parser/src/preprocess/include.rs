@@ -3,6 +3,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use crate::span::{Listed, SourceDb};
+
 /// The file name of an include directive's argument: a quoted name (`'a b.inc'`) or the text
 /// up to the first blank.
 pub(crate) fn file_name(argument: &str) -> &str {
@@ -24,6 +26,8 @@ pub(crate) struct Search<'a> {
     pub main: &'a Path,
     /// The include folders of the options (`-I`).
     pub include_dirs: &'a [PathBuf],
+    /// Where folder listings are read (once per run).
+    pub db: &'a SourceDb,
 }
 
 /// The canonical path of the include file `name`, searched in this order:
@@ -51,7 +55,7 @@ pub(crate) fn resolve(search: &Search<'_>, name: &str) -> Option<PathBuf> {
     let found = |dir: &Path| {
         with_extensions
             .iter()
-            .find_map(|candidate| find_in(dir, candidate))
+            .find_map(|candidate| find_in(search.db, dir, candidate))
             .map(|found| std::fs::canonicalize(&found).unwrap_or(found))
     };
     if name.starts_with(['/', '\\']) || Path::new(name).is_absolute() {
@@ -77,17 +81,15 @@ pub(crate) fn resolve(search: &Search<'_>, name: &str) -> Option<PathBuf> {
         if let Some(path) = found(&ancestor) {
             return Some(path);
         }
-        let mut children: Vec<PathBuf> = std::fs::read_dir(&ancestor)
-            .map(|entries| {
-                entries
-                    .flatten()
-                    .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-                    .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-                    .map(|e| e.path())
-                    .filter(|p| Some(p) != previous.as_ref())
-                    .collect()
-            })
-            .unwrap_or_default();
+        let mut children: Vec<PathBuf> = search
+            .db
+            .listing(&ancestor)
+            .iter()
+            .flat_map(|listed| listed.iter())
+            .filter(|e| e.is_dir && !e.name.as_encoded_bytes().starts_with(b"."))
+            .map(|e| ancestor.join(&e.name))
+            .filter(|p| Some(p) != previous.as_ref())
+            .collect();
         children.sort();
         if let Some(path) = children.iter().find_map(|child| found(child)) {
             return Some(path);
@@ -110,33 +112,40 @@ fn folder_of(file: &Path) -> PathBuf {
 
 /// `dir/relative` if it is a file, else the same path matched component by component
 /// ignoring ASCII case.
-fn find_in(dir: &Path, relative: &Path) -> Option<PathBuf> {
-    let exact = dir.join(relative);
-    if exact.is_file() {
-        return Some(exact);
-    }
+fn find_in(db: &SourceDb, dir: &Path, relative: &Path) -> Option<PathBuf> {
     let mut current = dir.to_path_buf();
     let components: Vec<Component<'_>> = relative.components().collect();
     for (index, component) in components.iter().enumerate() {
         let last = index + 1 == components.len();
         match component {
             Component::Normal(part) => {
-                let direct = current.join(part);
-                let wanted_dir = !last;
-                let fits = |p: &Path| if wanted_dir { p.is_dir() } else { p.is_file() };
-                if fits(&direct) {
+                let fits = |e: &Listed| if last { e.is_file } else { e.is_dir };
+                let Some(listing) = db.listing(&current) else {
+                    // An unreadable folder may still be searchable: try the exact name.
+                    let direct = current.join(part);
+                    let exists = if last {
+                        direct.is_file()
+                    } else {
+                        direct.is_dir()
+                    };
+                    if !exists {
+                        return None;
+                    }
                     current = direct;
                     continue;
-                }
-                let part = part.to_string_lossy();
-                let entry = std::fs::read_dir(&current).ok()?.flatten().find(|entry| {
-                    entry
-                        .file_name()
-                        .to_string_lossy()
-                        .eq_ignore_ascii_case(&part)
-                        && fits(&entry.path())
-                })?;
-                current = entry.path();
+                };
+                let entry = listing
+                    .iter()
+                    .find(|e| e.name == *part && fits(e))
+                    .or_else(|| {
+                        listing.iter().find(|e| {
+                            fits(e)
+                                && e.name
+                                    .as_encoded_bytes()
+                                    .eq_ignore_ascii_case(part.as_encoded_bytes())
+                        })
+                    })?;
+                current.push(&entry.name);
             }
             Component::ParentDir => current.push(".."),
             Component::CurDir => {}
