@@ -232,10 +232,16 @@ impl<'a> Driver<'a> {
         let detailed = DelphiParser::parse(rule, input).err();
         pest::set_error_detail(false);
         let err = detailed.unwrap_or(err);
-        let at = match err.location {
+        let attempts = err.parse_attempts();
+        // pest places the error at the farthest failed rule; keywords (silent rules) and the
+        // tokens behind look-aheads are only among the token attempts, which can reach
+        // farther: the error is where the parse got stuck, at the farther of the two.
+        let rule_at = match err.location {
             pest::error::InputLocation::Pos(p) => p,
             pest::error::InputLocation::Span((s, _)) => s,
         };
+        let token_at = attempts.as_ref().map_or(0, |a| a.max_position);
+        let at = rule_at.max(token_at);
         let pos = self.toks.text_start(base + at);
         let found = scan::token_at(self.bytes(), scan::skip_trivia(self.bytes(), pos));
         let found_text = found.text(self.text);
@@ -245,16 +251,23 @@ impl<'a> Driver<'a> {
                 format!("syntax error: {message}")
             }
             pest::error::ErrorVariant::ParsingError { positives, .. } => {
-                expected.extend(positives.iter().filter_map(|r| rule_label(*r)));
-                if let Some(attempts) = err.parse_attempts() {
-                    // Structural punctuation is worth naming; keywords and character
-                    // classes are covered by the rule labels.
+                // The rule labels name what was expected at `rule_at`.
+                let rules_named = rule_at >= token_at;
+                if rules_named {
+                    expected.extend(positives.iter().filter_map(|r| rule_label(*r)));
+                }
+                if let Some(attempts) = &attempts {
+                    // Structural punctuation is worth naming; keywords and character classes
+                    // are covered by the rule labels when those are about the same place.
                     const PUNCT: &[&str] =
                         &[";", ":", "=", ",", "(", ")", "[", "]", ".", "..", "<", ">"];
                     for t in attempts.expected_tokens() {
                         let t = t.to_string();
                         if let Some(label) = range_label(&t) {
                             expected.push(label.to_string());
+                        }
+                        if let Some(word) = tokens::keyword_text(&t).filter(|_| !rules_named) {
+                            expected.push(format!("`{word}`"));
                         }
                         let Some(t) = tokens::punct_text(&t) else {
                             continue;

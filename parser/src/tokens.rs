@@ -243,6 +243,21 @@ pub(crate) const fn kw(word: &str) -> char {
     panic!("not a keyword")
 }
 
+/// The keyword a grammar code stands for (`None` for other codes), to name expected keywords
+/// in diagnostics.
+pub(crate) fn keyword_text(code: &str) -> Option<&'static str> {
+    let mut chars = code.chars();
+    let c = chars.next()? as u32;
+    if chars.next().is_some() {
+        return None;
+    }
+    let index = |base: u32| c.checked_sub(base).map(|i| i as usize);
+    index(SOFT_BASE)
+        .and_then(|i| SOFT.get(i))
+        .or_else(|| index(RESERVED_BASE).and_then(|i| RESERVED.get(i)))
+        .copied()
+}
+
 /// The preprocessed text as tokens.
 #[derive(Debug, Default)]
 pub(crate) struct Tokens {
