@@ -33,7 +33,7 @@ use crate::span::{FileId, SourceDb, Span};
 use crate::target::{self, Compiler, ConstValue, Target};
 use declared::DeclScan;
 use expr::Value;
-use lexer::{brace_end, first_ident, line_end, paren_star_end, skip_string, INTERESTING};
+use lexer::{brace_end, first_ident, first_symbol, line_end, paren_star_end, skip_string, INTERESTING};
 use std::collections::HashSet;
 use std::path::PathBuf;
 
@@ -507,7 +507,7 @@ impl Pp<'_> {
             "IFDEF" | "IFNDEF" => {
                 let opener = if name == "IFDEF" { "IFDEF" } else { "IFNDEF" };
                 let value = active && {
-                    match first_ident(argument) {
+                    match first_symbol(argument) {
                         Some(symbol) => self.is_defined(symbol) == (opener == "IFDEF"),
                         None => {
                             self.diagnostics.push(Diagnostic::error(
@@ -569,7 +569,7 @@ impl Pp<'_> {
                 }
             }
             _ if !active => {}
-            "DEFINE" => match first_ident(argument) {
+            "DEFINE" => match first_symbol(argument) {
                 Some(symbol) => {
                     self.defines.insert(symbol.to_ascii_uppercase());
                 }
@@ -578,7 +578,7 @@ impl Pp<'_> {
                     Some(span),
                 )),
             },
-            "UNDEF" => match first_ident(argument) {
+            "UNDEF" => match first_symbol(argument) {
                 Some(symbol) => {
                     self.defines.remove(&symbol.to_ascii_uppercase());
                 }

@@ -246,7 +246,10 @@ pub(crate) fn skip_asm(text: &str, mut i: usize) -> Option<usize> {
         let t = token_mode(b, i, true);
         match t.kind {
             TokKind::Eof => return None,
-            TokKind::Word if t.is(text, "end") => return Some(t.end),
+            // `@@End:` and `JMP @End` are labels, not the block's end
+            TokKind::Word if t.is(text, "end") && (t.start == 0 || b[t.start - 1] != b'@') => {
+                return Some(t.end)
+            }
             _ => i = t.end.max(i + 1),
         }
     }
@@ -523,7 +526,7 @@ mod tests {
 
     #[test]
     fn skips_nested_blocks_strings_and_comments() {
-        let src = "begin case x of 1: ; end; s := 'end'; { end } try asm mov eax, 1 end; finally end; end; X";
+        let src = "begin case x of 1: ; end; s := 'end'; { end } try asm jmp @@end; mov eax, 1; @@End: end; finally end; end; X";
         match skip_statements(src, 5, 1) {
             StmtEnd::Stop(t) => assert_eq!(&src[t.end..], "; X"),
             StmtEnd::Eof => panic!("block not closed"),

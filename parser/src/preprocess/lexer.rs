@@ -105,6 +105,15 @@ pub(crate) fn is_ident_start(c: u8) -> bool {
 }
 
 /// The identifier at the start of `s` after leading blanks (`&` escape allowed), or `None`.
+/// The conditional symbol at the start of a directive's argument. Unlike identifiers, symbols
+/// may start with a digit: the compilers accept `{$DEFINE 64bit}` and `{$IFDEF 64bit}`.
+pub(crate) fn first_symbol(s: &str) -> Option<&str> {
+    let s = s.trim_start();
+    let s = s.strip_prefix('&').unwrap_or(s);
+    let len = s.bytes().take_while(|&c| is_ident_byte(c)).count();
+    s.get(..len).filter(|symbol| !symbol.is_empty())
+}
+
 pub(crate) fn first_ident(s: &str) -> Option<&str> {
     let s = s.trim_start();
     let s = s.strip_prefix('&').unwrap_or(s);
