@@ -266,7 +266,13 @@ impl<'a> Driver<'a> {
                         if let Some(label) = range_label(&t) {
                             expected.push(label.to_string());
                         }
-                        if let Some(word) = tokens::keyword_text(&t).filter(|_| !rules_named) {
+                        // Operators could follow almost any operand: naming them is noise.
+                        const OPERATORS: &[&str] = &[
+                            "and", "as", "div", "in", "is", "mod", "not", "or", "shl", "shr", "xor",
+                        ];
+                        if let Some(word) = tokens::keyword_text(&t)
+                            .filter(|w| !rules_named && !OPERATORS.contains(w))
+                        {
                             expected.push(format!("`{word}`"));
                         }
                         let Some(t) = tokens::punct_text(&t) else {

@@ -33,9 +33,12 @@ use crate::span::{FileId, SourceDb, Span};
 use crate::target::{self, Compiler, ConstValue, Target};
 use declared::DeclScan;
 use expr::Value;
-use lexer::{brace_end, first_ident, first_symbol, line_end, paren_star_end, skip_string, INTERESTING};
-use std::collections::HashSet;
+use lexer::{
+    brace_end, first_ident, first_symbol, line_end, paren_star_end, skip_string, INTERESTING,
+};
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
+use std::rc::Rc;
 
 /// Deepest include nesting accepted (Delphi's own limit is similar).
 pub const MAX_INCLUDE_DEPTH: usize = 32;
@@ -159,6 +162,7 @@ pub fn preprocess(db: &SourceDb, file: FileId, options: &ParseOptions) -> Prepro
         directives: Vec::new(),
         include_stack: Vec::new(),
         decls: None,
+        used_unit_names: HashMap::new(),
         main: file,
         expansions: 0,
         nested_comments: false,
@@ -261,6 +265,9 @@ struct Pp<'a> {
     include_stack: Vec<PathBuf>,
     /// Built on first use by `Declared()` or an unknown constant.
     decls: Option<DeclScan>,
+    /// What the interface of each used unit declares (lower-case unit name; `None` when the
+    /// unit's file was not found), read on first use.
+    used_unit_names: HashMap<String, Option<UnitNames>>,
     /// The unit being preprocessed.
     main: FileId,
     /// Include files spliced so far.
@@ -844,6 +851,41 @@ fn fpc_insert_literal(argument: &str, room: usize) -> Option<String> {
 }
 
 /// The environment of `{$IF}` expressions.
+/// Names (lower case) a used unit's interface declares, with simple constants' values.
+type UnitNames = Rc<HashMap<String, Option<Value>>>;
+
+impl Pp<'_> {
+    /// The names the interface of used unit `unit` declares, when its file is found: the
+    /// unit's folder, the include folders and nearby folders are searched as for `{$I}`.
+    fn used_unit_names(&mut self, unit: &str) -> Option<UnitNames> {
+        let key = unit.to_ascii_lowercase();
+        if let Some(found) = self.used_unit_names.get(&key) {
+            return found.clone();
+        }
+        let main = self.db.get(self.main).path.clone();
+        let search = include::Search {
+            including: &main,
+            main: &main,
+            include_dirs: &self.options.include_dirs,
+            db: self.db,
+        };
+        let file_name = format!("{unit}.pas");
+        let memo_key = format!("unit|{}|{}", folder_key(&main), key);
+        let names = self
+            .db
+            .memo_path(&memo_key, || include::resolve(&search, &file_name))
+            .and_then(|path| {
+                let codepage = self.options.codepage;
+                self.db
+                    .load_once(&path, || crate::source::read(&path, codepage))
+                    .ok()
+            })
+            .map(|id| Rc::new(DeclScan::interface_names(self.db.get(id).text.as_bytes())));
+        self.used_unit_names.insert(key, names.clone());
+        names
+    }
+}
+
 struct EvalEnv<'p, 'a> {
     pp: &'p mut Pp<'a>,
 }
@@ -861,11 +903,20 @@ impl EvalEnv<'_, '_> {
         Some(value)
     }
 
-    /// Looks `name` up among the declarations of the active text so far.
+    /// Looks `name` up among the declarations of the active text so far, then in the
+    /// interfaces of the units it uses (the last used unit first, as in Delphi's scope).
     fn scanned(&mut self, name: &str) -> Option<Option<Value>> {
         let lower = name.to_ascii_lowercase();
         let decls = self.pp.decls.get_or_insert_with(DeclScan::new);
-        decls.lookup(&self.pp.out, &lower).cloned()
+        if let Some(found) = decls.lookup(&self.pp.out, &lower) {
+            return Some(found.clone());
+        }
+        let units = decls.used_units(&self.pp.out).to_vec();
+        units.iter().rev().find_map(|unit| {
+            self.pp
+                .used_unit_names(unit)
+                .and_then(|names| names.get(&lower).cloned())
+        })
     }
 }
 

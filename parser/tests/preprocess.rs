@@ -264,6 +264,21 @@ fn include_found_in_a_nearby_folder_and_the_unit_folder() {
 }
 
 #[test]
+fn constants_and_names_of_used_units_found_as_files() {
+    let (db, pp) = run("usedunits/Main.pas", &ParseOptions::default());
+    assert!(pp.diagnostics.is_empty(), "{}", report(&db, &pp));
+    for (name, active) in [
+        ("LevelTwoOrMore", true),
+        ("BelowLevelTwo", false),
+        ("RecordDeclaredInUsedUnit", true),
+        ("ImplementationNamesAreVisible", false),
+        ("LastUsedUnitWins", true),
+    ] {
+        assert_eq!(pp.text.contains(name), active, "{name}");
+    }
+}
+
+#[test]
 fn include_cycles_and_depth() {
     let mut out = String::new();
     for name in [

@@ -13,10 +13,13 @@
 //! FireMonkey's `FireMonkeyVersion` counts as declared only after a `uses` clause that names
 //! an `FMX.*` unit, as in Delphi, where `FMX.Types` declares it.
 //!
-//! Names from used units are unknown except the short list of
-//! [`crate::target::WELL_KNOWN_DECLARED`]. The scan runs lazily: only files whose
-//! conditionals call `Declared()` or name an unknown constant pay for it, and each byte of
-//! output is scanned at most once.
+//! Names from used units: the scan also notes the units named in `uses` clauses. A name not
+//! declared in the unit itself is looked up in the interface part of those units that are
+//! found as files (next to the unit, in the include folders or nearby, like include files),
+//! last used unit first; their conditionals are not evaluated, so both branches count.
+//! Beyond those only the short list of [`crate::target::WELL_KNOWN_DECLARED`] is known. The
+//! scan runs lazily: only files whose conditionals call `Declared()` or name an unknown
+//! constant pay for it, and each byte of output is scanned at most once.
 
 use super::expr::Value;
 use super::lexer::{
@@ -52,6 +55,14 @@ pub(crate) struct DeclScan {
     in_uses: bool,
     /// A `uses` clause named an `FMX.*` unit (so FireMonkey's constants are declared).
     uses_fmx: bool,
+    /// Units named in `uses` clauses so far (dotted names as written).
+    used_units: Vec<String>,
+    /// The unit name being read in a `uses` clause, and whether a `.` continues it.
+    used_name: Option<String>,
+    used_name_dot: bool,
+    /// Stop at `implementation` (for a used unit, whose interface is all that is visible).
+    interface_only: bool,
+    in_implementation: bool,
 }
 
 impl DeclScan {
@@ -69,7 +80,34 @@ impl DeclScan {
             names: HashMap::new(),
             in_uses: false,
             uses_fmx: false,
+            used_units: Vec::new(),
+            used_name: None,
+            used_name_dot: false,
+            interface_only: false,
+            in_implementation: false,
         }
+    }
+
+    /// The names (lower case) the interface part of a used unit's text declares, with the
+    /// values of its simple constants.
+    pub(crate) fn interface_names(text: &[u8]) -> HashMap<String, Option<Value>> {
+        let mut scan = Self::new();
+        scan.interface_only = true;
+        scan.scan_to(text);
+        scan.names
+    }
+
+    /// The units named in `uses` clauses before `out.len()`, in order.
+    pub(crate) fn used_units(&mut self, out: &[u8]) -> &[String] {
+        self.scan_to(out);
+        &self.used_units
+    }
+
+    fn end_used_name(&mut self) {
+        if let Some(name) = self.used_name.take() {
+            self.used_units.push(name);
+        }
+        self.used_name_dot = false;
     }
 
     /// Did a `uses` clause before `out.len()` name a FireMonkey unit (`FMX.Types`, ...)?
@@ -91,7 +129,7 @@ impl DeclScan {
     fn scan_to(&mut self, out: &[u8]) {
         let n = out.len();
         let mut i = self.scanned.min(n);
-        while i < n {
+        while i < n && !(self.interface_only && self.in_implementation) {
             let c = out[i];
             match c {
                 b' ' | b'\t' | b'\r' | b'\n' => i += 1,
@@ -190,6 +228,21 @@ impl DeclScan {
         if self.in_uses && lower == "fmx" {
             self.uses_fmx = true;
         }
+        if self.in_uses && !(may_be_keyword && lower == "in") {
+            let part = String::from_utf8_lossy(bytes);
+            match self.used_name.as_mut() {
+                Some(name) if self.used_name_dot => {
+                    name.push('.');
+                    name.push_str(&part);
+                    self.used_name_dot = false;
+                }
+                _ => {
+                    self.end_used_name();
+                    self.used_name = Some(part.into_owned());
+                }
+            }
+            return;
+        }
         if may_be_keyword && lower == "uses" {
             self.start_section(Section::None);
             self.in_uses = true;
@@ -206,6 +259,7 @@ impl DeclScan {
                 }
                 "begin" | "implementation" | "interface" | "initialization" | "finalization"
                 | "asm" | "label" | "exports" => {
+                    self.in_implementation |= lower == "implementation";
                     self.start_section(Section::None);
                     return;
                 }
@@ -248,6 +302,13 @@ impl DeclScan {
     }
 
     fn symbol(&mut self, c: u8) {
+        if self.in_uses {
+            match c {
+                b'.' => self.used_name_dot = true,
+                b',' | b';' => self.end_used_name(),
+                _ => {}
+            }
+        }
         match c {
             b'(' | b'[' => self.paren_depth += 1,
             b')' | b']' => self.paren_depth = self.paren_depth.saturating_sub(1),
