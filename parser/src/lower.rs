@@ -1088,7 +1088,9 @@ impl<'a> Lower<'a> {
         {
             mode = ParamMode::ConstRef;
         }
-        names
+        // `A, B: T` shares the type: clones for all names but the last, which takes it.
+        let last = names.pop();
+        let mut params: Vec<Param> = names
             .into_iter()
             .map(|(name, name_span)| Param {
                 name,
@@ -1099,7 +1101,19 @@ impl<'a> Lower<'a> {
                 attributes: attributes.clone(),
                 span,
             })
-            .collect()
+            .collect();
+        if let Some((name, name_span)) = last {
+            params.push(Param {
+                name,
+                name_span,
+                mode,
+                ty,
+                default,
+                attributes,
+                span,
+            });
+        }
+        params
     }
 
     // ------------------------------------------------------------ expressions
@@ -1121,17 +1135,20 @@ impl<'a> Lower<'a> {
     }
 
     fn expr_inner(&self, p: P) -> Expr {
-        let span = self.span(&p);
-        let text = normalize(self.text(&p));
+        // The levels above an operand (`expr` > `simple_expr` > `term` > `factor`) mostly have
+        // one child, whose text and span are the same: they are made only when used.
+        let raw_text = self.text(&p);
+        let (raw_start, raw_end) = (p.as_span().start(), p.as_span().end());
+        let other = || Expr {
+            text: normalize(raw_text),
+            kind: ExprKind::Other,
+            span: self.span_of(raw_start, raw_end),
+        };
         match p.as_rule() {
             Rule::expr | Rule::simple_expr | Rule::term => {
                 let mut it = p.into_inner();
                 let Some(first) = it.next() else {
-                    return Expr {
-                        text,
-                        kind: ExprKind::Other,
-                        span,
-                    };
+                    return other();
                 };
                 let start = first.as_span().start();
                 let mut acc = self.expr(first);
@@ -1153,17 +1170,13 @@ impl<'a> Lower<'a> {
             Rule::factor => {
                 let mut it = p.into_inner();
                 let Some(first) = it.next() else {
-                    return Expr {
-                        text,
-                        kind: ExprKind::Other,
-                        span,
-                    };
+                    return other();
                 };
                 if first.as_rule() == Rule::unary_op {
                     let op = self.text(&first).to_ascii_lowercase();
                     let operand = it.next().map(|o| self.expr(o));
                     return Expr {
-                        text,
+                        text: normalize(raw_text),
                         kind: match operand {
                             Some(o) => ExprKind::Unary {
                                 op,
@@ -1171,7 +1184,7 @@ impl<'a> Lower<'a> {
                             },
                             None => ExprKind::Other,
                         },
-                        span,
+                        span: self.span_of(raw_start, raw_end),
                     };
                 }
                 let start = first.as_span().start();
@@ -1210,11 +1223,7 @@ impl<'a> Lower<'a> {
                 acc
             }
             Rule::primary => self.primary(p),
-            _ => Expr {
-                text,
-                kind: ExprKind::Other,
-                span,
-            },
+            _ => other(),
         }
     }
 
