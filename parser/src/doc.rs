@@ -53,18 +53,21 @@ pub fn parse_doc(raw: &str) -> DocComment {
         raw: raw.to_string(),
         ..DocComment::default()
     };
-    let has_tags = ["summary", "param", "returns", "remarks"]
-        .iter()
-        .any(|t| !elements(raw, t).is_empty());
-    if !has_tags {
+    // One lower-case copy for the case-insensitive tag search, each element list found once.
+    let lower = raw.to_ascii_lowercase();
+    let summary = elements(raw, &lower, "summary");
+    let returns = elements(raw, &lower, "returns");
+    let remarks = elements(raw, &lower, "remarks");
+    let params = elements(raw, &lower, "param");
+    if summary.is_empty() && returns.is_empty() && remarks.is_empty() && params.is_empty() {
         let text = plain(raw);
         doc.summary = (!text.is_empty()).then_some(text);
         return doc;
     }
-    doc.summary = elements(raw, "summary").first().map(|(_, t)| plain(t));
-    doc.returns = elements(raw, "returns").first().map(|(_, t)| plain(t));
-    doc.remarks = elements(raw, "remarks").first().map(|(_, t)| plain(t));
-    doc.params = elements(raw, "param")
+    doc.summary = summary.first().map(|(_, t)| plain(t));
+    doc.returns = returns.first().map(|(_, t)| plain(t));
+    doc.remarks = remarks.first().map(|(_, t)| plain(t));
+    doc.params = params
         .into_iter()
         .map(|(attrs, t)| ParamDoc {
             name: attr_value(attrs, "name").unwrap_or_default(),
@@ -75,8 +78,8 @@ pub fn parse_doc(raw: &str) -> DocComment {
 }
 
 /// `(attributes, inner text)` of every `<tag ...>...</tag>` (case-insensitive tag names).
-fn elements<'t>(raw: &'t str, tag: &str) -> Vec<(&'t str, &'t str)> {
-    let lower = raw.to_ascii_lowercase();
+/// `lower` is `raw` in lower case (ASCII only, so offsets are the same).
+fn elements<'t>(raw: &'t str, lower: &str, tag: &str) -> Vec<(&'t str, &'t str)> {
     let open = format!("<{tag}");
     let close = format!("</{tag}");
     let mut out = Vec::new();
