@@ -5,7 +5,7 @@ use crate::doc;
 use crate::grammar::Rule;
 use crate::preprocess::Preprocessed;
 use crate::span::Span;
-use crate::tokens::{kw, Tokens};
+use crate::tokens::{kw, Tokens, CODE_WIDTH};
 use pest::iterators::Pair;
 
 type P<'i> = Pair<'i, Rule>;
@@ -134,7 +134,12 @@ impl<'a> Lower<'a> {
 
     /// The value of a `string_lit` pair.
     fn string_value(&self, p: P) -> String {
-        string_pieces_value(p.into_inner().map(|piece| self.text(&piece)))
+        // the pieces are the string literal's tokens (one code each)
+        let span = p.as_span();
+        let pieces = (span.start()..span.end())
+            .step_by(CODE_WIDTH)
+            .map(|at| self.text_of(at, at + CODE_WIDTH));
+        string_pieces_value(pieces)
     }
 
     fn doc(&self, p: &P) -> Option<DocComment> {
@@ -598,26 +603,21 @@ impl<'a> Lower<'a> {
                 let mut code_page = None;
                 for c in p.into_inner() {
                     match c.as_rule() {
-                        Rule::type_name_part | Rule::type_member_part => {
+                        // each name part; only the last one's generic arguments are kept
+                        Rule::ident | Rule::dot_name => {
                             generic_args.clear();
-                            for part in c.into_inner() {
-                                match part.as_rule() {
-                                    Rule::generic_args => {
-                                        generic_args = part
-                                            .into_inner()
-                                            .filter(|t| t.as_rule() == Rule::type_ref)
-                                            .map(|t| self.type_ref(t))
-                                            .collect();
-                                    }
-                                    _ => {
-                                        if !name.is_empty() {
-                                            name.push('.');
-                                        }
-                                        let part = self.text(&part);
-                                        name.push_str(part.strip_prefix('&').unwrap_or(part));
-                                    }
-                                }
+                            if !name.is_empty() {
+                                name.push('.');
                             }
+                            let part = self.text(&c);
+                            name.push_str(part.strip_prefix('&').unwrap_or(part));
+                        }
+                        Rule::generic_args => {
+                            generic_args = c
+                                .into_inner()
+                                .filter(|t| t.as_rule() == Rule::type_ref)
+                                .map(|t| self.type_ref(t))
+                                .collect();
                         }
                         Rule::code_page => {
                             code_page = c.into_inner().next().map(|e| self.expr(e));
@@ -970,34 +970,45 @@ impl<'a> Lower<'a> {
                     }
                 }
                 Rule::routine_name => {
-                    let parts: Vec<P> = c.into_inner().collect();
-                    let n = parts.len();
-                    let mut qualifier = Vec::new();
-                    for (i, part) in parts.into_iter().enumerate() {
-                        if i + 1 < n {
-                            qualifier.push(compact(self.text(&part)));
-                            continue;
-                        }
-                        if part.as_rule() == Rule::operator_symbol {
-                            r.name = self.text(&part).to_string();
-                            r.name_span = self.span(&part);
-                            continue;
-                        }
-                        for x in part.into_inner() {
-                            match x.as_rule() {
-                                Rule::ident | Rule::dot_name => {
-                                    r.name = strip_amp(self.text(&x));
-                                    r.name_span = self.span(&x);
+                    // Name parts (`TOuter.TInner<T>.Method<U>`), each a name with optional
+                    // generic parameters; all but the last qualify the routine. FPC's
+                    // operators may end with a symbol instead of a name.
+                    let mut parts: Vec<(P, Option<P>)> = Vec::new();
+                    let mut symbol = None;
+                    for x in c.into_inner() {
+                        match x.as_rule() {
+                            Rule::ident | Rule::dot_name => parts.push((x, None)),
+                            Rule::generic_params_any => {
+                                if let Some(last) = parts.last_mut() {
+                                    last.1 = Some(x);
                                 }
-                                Rule::generic_params_any => {
-                                    if let Some(g) = x.into_inner().next() {
-                                        r.generic_params = self.generic_params(g);
-                                    }
-                                }
-                                _ => {}
                             }
+                            Rule::operator_symbol => symbol = Some(x),
+                            _ => {}
                         }
                     }
+                    let last = match symbol {
+                        Some(symbol) => {
+                            r.name = self.text(&symbol).to_string();
+                            r.name_span = self.span(&symbol);
+                            None
+                        }
+                        None => parts.pop(),
+                    };
+                    if let Some((name, generics)) = last {
+                        r.name = strip_amp(self.text(&name));
+                        r.name_span = self.span(&name);
+                        if let Some(g) = generics.and_then(|g| g.into_inner().next()) {
+                            r.generic_params = self.generic_params(g);
+                        }
+                    }
+                    let qualifier: Vec<String> = parts
+                        .iter()
+                        .map(|(name, generics)| {
+                            let end = generics.as_ref().unwrap_or(name).as_span().end();
+                            compact(self.text_of(name.as_span().start(), end))
+                        })
+                        .collect();
                     if !qualifier.is_empty() {
                         r.qualifier = Some(qualifier.join("."));
                     }
