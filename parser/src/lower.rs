@@ -978,7 +978,7 @@ impl<'a> Lower<'a> {
                     for x in c.into_inner() {
                         match x.as_rule() {
                             Rule::ident | Rule::dot_name => parts.push((x, None)),
-                            Rule::generic_params_any => {
+                            Rule::generic_params_any | Rule::generic_args => {
                                 if let Some(last) = parts.last_mut() {
                                     last.1 = Some(x);
                                 }
@@ -998,7 +998,10 @@ impl<'a> Lower<'a> {
                     if let Some((name, generics)) = last {
                         r.name = strip_amp(self.text(&name));
                         r.name_span = self.span(&name);
-                        if let Some(g) = generics.and_then(|g| g.into_inner().next()) {
+                        if let Some(g) = generics
+                            .filter(|g| g.as_rule() == Rule::generic_params_any)
+                            .and_then(|g| g.into_inner().next())
+                        {
                             r.generic_params = self.generic_params(g);
                         }
                     }
@@ -1040,6 +1043,15 @@ impl<'a> Lower<'a> {
                             match x.as_rule() {
                                 Rule::directive_name => name = self.text(&x).to_ascii_lowercase(),
                                 Rule::directive_arg => arg = Some(normalize(self.text(&x))),
+                                // `framework 'UIKit'`: the word is the name, the rest its argument
+                                Rule::linker_clause => {
+                                    let end = x.as_span().end();
+                                    if let Some(word) = x.into_inner().next() {
+                                        name = self.text(&word).to_ascii_lowercase();
+                                        let rest = self.text_of(word.as_span().end(), end);
+                                        arg = Some(normalize(rest));
+                                    }
+                                }
                                 _ => {}
                             }
                         }

@@ -45,17 +45,58 @@ impl Tok {
     }
 }
 
+/// What a byte can be, looked up in [`BYTE_CLASS`]: these run once or twice per byte of
+/// every file.
+const IDENT_START: u8 = 1;
+const IDENT_CHAR: u8 = 2;
+/// A blank that is never anything else.
+const BLANK: u8 = 4;
+/// May start trivia that needs a closer look (`{`, `(*`, `//`, a BOM, a no-break space).
+const MAYBE_TRIVIA: u8 = 8;
+
+static BYTE_CLASS: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        let mut class = 0;
+        if b.is_ascii_alphabetic() || b == b'_' || b >= 0x80 {
+            class |= IDENT_START | IDENT_CHAR;
+        }
+        if b.is_ascii_digit() {
+            class |= IDENT_CHAR;
+        }
+        if matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0c | 0x1a) {
+            class |= BLANK;
+        }
+        if matches!(b, b'{' | b'(' | b'/' | 0xEF | 0xC2) {
+            class |= MAYBE_TRIVIA;
+        }
+        table[c] = class;
+        c += 1;
+    }
+    table
+};
+
 fn is_ident_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_' || b >= 0x80
+    BYTE_CLASS[b as usize] & IDENT_START != 0
 }
 
 fn is_ident_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+    BYTE_CLASS[b as usize] & IDENT_CHAR != 0
 }
 
 /// Skips blanks and comments (`{ }`, `(* *)`, `//`) from `i`.
 pub(crate) fn skip_trivia(b: &[u8], mut i: usize) -> usize {
     loop {
+        // the common cases: a blank, and a byte that cannot start trivia
+        while let Some(&c) = b.get(i) {
+            match BYTE_CLASS[c as usize] & (BLANK | MAYBE_TRIVIA) {
+                BLANK => i += 1,
+                0 => return i,
+                _ => break,
+            }
+        }
         match b.get(i) {
             Some(b' ' | b'\t' | b'\r' | b'\n' | 0x0c | 0x1a) => i += 1,
             Some(0xEF) if b.get(i + 1..i + 3) == Some(&[0xBB, 0xBF]) => i += 3,
@@ -77,9 +118,7 @@ pub(crate) fn skip_trivia(b: &[u8], mut i: usize) -> usize {
                 };
             }
             Some(b'/') if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' && b[i] != b'\r' {
-                    i += 1;
-                }
+                i = memchr::memchr2(b'\n', b'\r', &b[i..]).map_or(b.len(), |p| i + p);
             }
             _ => return i,
         }
@@ -87,10 +126,7 @@ pub(crate) fn skip_trivia(b: &[u8], mut i: usize) -> usize {
 }
 
 fn find_byte(b: &[u8], from: usize, needle: u8) -> Option<usize> {
-    b.get(from..)?
-        .iter()
-        .position(|&c| c == needle)
-        .map(|p| p + from)
+    memchr::memchr(needle, b.get(from..)?).map(|p| p + from)
 }
 
 /// The token starting at `i` (which must be past trivia).

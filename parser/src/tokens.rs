@@ -181,6 +181,9 @@ pub(crate) const SOFT: &[&str] = &[
     "sealed",
     "specialize",
     "strict",
+    // linker clauses after `external` (Delphi for iOS, macOS, Android)
+    "dependency",
+    "framework",
 ];
 
 const RESERVED_BASE: u32 = 0x200;

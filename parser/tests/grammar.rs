@@ -587,12 +587,34 @@ fn lenient_delphi_constructs_parse_and_keep_their_headings() {
         "TStrings8Helper.Twice",
         "AsmWithEndLabel",
         "OnlyWith64bitSymbol",
+        "TPairHolder::GetEnumerator",
+        "LinkedFromFramework",
+        "LinkedWithDependency",
     ] {
         assert!(
             headings.iter().any(|h| h == expected),
             "{expected} missing from {headings:?}"
         );
     }
+    let linked = unit
+        .all_routines()
+        .into_iter()
+        .find(|r| r.name == "LinkedWithDependency")
+        .expect("LinkedWithDependency");
+    let directives: Vec<(&str, Option<&str>)> = linked
+        .directives
+        .iter()
+        .map(|d| (d.name.as_str(), d.arg.as_deref()))
+        .collect();
+    assert_eq!(
+        directives,
+        [
+            ("cdecl", None),
+            ("external", Some("'libzmq.a'")),
+            ("name", Some("'zmq_ctx_new'")),
+            ("dependency", Some("'c++', 'z'")),
+        ]
+    );
     let helper = unit
         .type_decls()
         .into_iter()
