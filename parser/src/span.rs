@@ -129,35 +129,21 @@ impl SourceDb {
     /// keeps a search for a missing include from costing a folder walk per unit. A run sees
     /// the folders as they were when first read.
     pub fn listing(&self, dir: &Path) -> Option<Arc<[Listed]>> {
-        if let Some(found) = self
-            .listings
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(dir)
-        {
-            return found.clone();
-        }
-        let listed: Option<Arc<[Listed]>> = std::fs::read_dir(dir).ok().map(|entries| {
-            entries
-                .flatten()
-                .map(|entry| {
-                    let mut file_type = entry.file_type().ok();
-                    if file_type.is_some_and(|t| t.is_symlink()) {
-                        file_type = std::fs::metadata(entry.path()).ok().map(|m| m.file_type());
-                    }
-                    Listed {
-                        name: entry.file_name(),
-                        is_dir: file_type.is_some_and(|t| t.is_dir()),
-                        is_file: file_type.is_some_and(|t| t.is_file()),
-                    }
-                })
-                .collect()
-        });
-        self.listings
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(dir.to_path_buf(), listed.clone());
-        listed
+        memoized(&self.listings, dir, || {
+            let entries = std::fs::read_dir(dir).ok()?;
+            let listed = entries.flatten().map(|entry| {
+                let mut file_type = entry.file_type().ok();
+                if file_type.is_some_and(|t| t.is_symlink()) {
+                    file_type = std::fs::metadata(entry.path()).ok().map(|m| m.file_type());
+                }
+                Listed {
+                    name: entry.file_name(),
+                    is_dir: file_type.is_some_and(|t| t.is_dir()),
+                    is_file: file_type.is_some_and(|t| t.is_file()),
+                }
+            });
+            Some(listed.collect())
+        })
     }
 
     /// The path `search` finds for `key`, computed once per database.
@@ -170,21 +156,25 @@ impl SourceDb {
         key: &str,
         search: impl FnOnce() -> Option<PathBuf>,
     ) -> Option<PathBuf> {
-        if let Some(found) = self
-            .path_memo
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(key)
-        {
-            return found.clone();
-        }
-        let found = search();
-        self.path_memo
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(key.to_string(), found.clone());
-        found
+        memoized(&self.path_memo, key, search)
     }
+}
+
+/// The value `map` holds for `key`, or the one `compute` makes now (and the map keeps).
+fn memoized<K, Q, V>(map: &RwLock<HashMap<K, V>>, key: &Q, compute: impl FnOnce() -> V) -> V
+where
+    K: std::borrow::Borrow<Q> + std::hash::Hash + Eq,
+    Q: ToOwned<Owned = K> + std::hash::Hash + Eq + ?Sized,
+    V: Clone,
+{
+    if let Some(found) = map.read().unwrap_or_else(|e| e.into_inner()).get(key) {
+        return found.clone();
+    }
+    let value = compute();
+    map.write()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key.to_owned(), value.clone());
+    value
 }
 
 /// A 1-based line and column (columns count characters, tabs as one).
