@@ -23,10 +23,8 @@ pub(crate) fn doc_before(pp: &Preprocessed, offset: usize) -> Option<DocComment>
         if end == 0 {
             break;
         }
-        let mut start = end;
-        while start > 0 && b[start - 1] != b'\n' && b[start - 1] != b'\r' {
-            start -= 1;
-        }
+        // the start of the line (every declaration asks, so memrchr rather than a byte loop)
+        let start = memchr::memrchr2(b'\n', b'\r', &b[..end]).map_or(0, |p| p + 1);
         let line = text.get(start..end)?;
         let trimmed = line.trim_start();
         let Some(content) = trimmed.strip_prefix("///") else {
