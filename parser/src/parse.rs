@@ -261,15 +261,15 @@ impl<'a> Driver<'a> {
                     // are covered by the rule labels when those are about the same place.
                     const PUNCT: &[&str] =
                         &[";", ":", "=", ",", "(", ")", "[", "]", ".", "..", "<", ">"];
+                    // Operators could follow almost any operand: naming them is noise.
+                    const OPERATORS: &[&str] = &[
+                        "and", "as", "div", "in", "is", "mod", "not", "or", "shl", "shr", "xor",
+                    ];
                     for t in attempts.expected_tokens() {
                         let t = t.to_string();
                         if let Some(label) = range_label(&t) {
                             expected.push(label.to_string());
                         }
-                        // Operators could follow almost any operand: naming them is noise.
-                        const OPERATORS: &[&str] = &[
-                            "and", "as", "div", "in", "is", "mod", "not", "or", "shl", "shr", "xor",
-                        ];
                         if let Some(word) = tokens::keyword_text(&t)
                             .filter(|w| !rules_named && !OPERATORS.contains(w))
                         {
@@ -915,10 +915,9 @@ fn shorten(text: &str) -> String {
     }
 }
 
-/// A readable name for a grammar rule in "expected" lists (`None` for internal rules).
 /// The label of a word class the grammar matches as a range of codes (`U+028A..U+02BB`), by
-/// its first word (see SOFT in tokens.rs); the grammar looks ahead for these before trying the
-/// rules, so the rules' own labels are not among the attempts.
+/// its first and last word (see SOFT in tokens.rs); the grammar looks ahead for these before
+/// trying the rules, so the rules' own labels are not among the attempts.
 fn range_label(token: &str) -> Option<&'static str> {
     let (first, last) = token.split_once("..")?;
     let range = (first.chars().next()?, last.chars().next()?);
@@ -936,6 +935,7 @@ fn range_label(token: &str) -> Option<&'static str> {
     }
 }
 
+/// A readable name for a grammar rule in "expected" lists (`None` for internal rules).
 fn rule_label(rule: Rule) -> Option<String> {
     let name = format!("{rule:?}");
     if let Some(kw) = name.strip_prefix("kw_") {
