@@ -237,26 +237,39 @@ fn requests_over_the_concurrency_cap_get_503_busy() {
         ("Mcp-Method", "tools/call"),
         ("Mcp-Name", "add"),
     ];
-    // The first request holds the only slot while its body is incomplete.
-    let mut slow = connect(&server.authority);
-    slow.write_all(
-        request_head(&server.authority, "POST", "/mcp", &headers, body.len()).as_bytes(),
-    )
-    .expect("head");
-    slow.write_all(&body.as_bytes()[..10])
-        .expect("part of the body");
-    // Until the server has taken the slow request, a second one may still get through: on a
-    // busy machine that can take thousands of fast requests, so the bound is time, not a
-    // count (it only limits how long a broken cap takes to fail).
+    // The slow request holds the only slot while its body is incomplete.
+    let start_slow = || {
+        let mut slow = connect(&server.authority);
+        slow.write_all(
+            request_head(&server.authority, "POST", "/mcp", &headers, body.len()).as_bytes(),
+        )
+        .expect("head");
+        slow.write_all(&body.as_bytes()[..10])
+            .expect("part of the body");
+        slow
+    };
+    // Whether the server already answered the slow request: it does only when a fast request
+    // held the slot as the slow one arrived (a 503), since its body is not complete.
+    let answered = |slow: &std::net::TcpStream| {
+        slow.set_nonblocking(true).expect("nonblocking");
+        let answered = slow.peek(&mut [0u8; 1]).is_ok();
+        slow.set_nonblocking(false).expect("blocking");
+        answered
+    };
+    let mut slow = start_slow();
+    // Until the server has taken the slow request, a fast one may still get through; a slow
+    // request refused meanwhile is sent again.
     let mut busy = None;
-    let give_up = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while std::time::Instant::now() < give_up {
+    for _ in 0..10_000 {
         let response = server.request("POST", "/mcp", &headers, body.as_bytes());
         if response.status == 503 {
             busy = Some(response);
             break;
         }
         assert_add_answer(&response);
+        if answered(&slow) {
+            slow = start_slow();
+        }
     }
     let busy = busy.expect("no 503 while the only slot was taken");
     assert_eq!(busy.header("retry-after"), Some("1"));
