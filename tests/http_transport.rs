@@ -17,6 +17,23 @@ fn add_call() -> String {
     tools_call_2026(7, "add", r#"{"A":2,"B":3}"#)
 }
 
+/// A POST to `/mcp` of which only the head and the first ten bytes of `body` are sent: the
+/// server waits for the rest.
+fn start_partial_post(
+    authority: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> std::net::TcpStream {
+    let mut stream = connect(authority);
+    stream
+        .write_all(request_head(authority, "POST", "/mcp", headers, body.len()).as_bytes())
+        .expect("head");
+    stream
+        .write_all(&body.as_bytes()[..10])
+        .expect("part of the body");
+    stream
+}
+
 fn assert_add_answer(response: &http_common::HttpResponse) {
     assert_eq!(response.status, 200, "{}", response.text());
     let answer = response.json();
@@ -238,16 +255,7 @@ fn requests_over_the_concurrency_cap_get_503_busy() {
         ("Mcp-Name", "add"),
     ];
     // The slow request holds the only slot while its body is incomplete.
-    let start_slow = || {
-        let mut slow = connect(&server.authority);
-        slow.write_all(
-            request_head(&server.authority, "POST", "/mcp", &headers, body.len()).as_bytes(),
-        )
-        .expect("head");
-        slow.write_all(&body.as_bytes()[..10])
-            .expect("part of the body");
-        slow
-    };
+    let start_slow = || start_partial_post(&server.authority, &headers, &body);
     // Whether the server already answered the slow request: it does only when a fast request
     // held the slot as the slow one arrived (a 503), since its body is not complete.
     let answered = |slow: &std::net::TcpStream| {
@@ -299,13 +307,7 @@ fn a_body_that_never_completes_times_out_with_408() {
         ("Content-Type", "application/json"),
         ("Accept", "application/json"),
     ];
-    let mut slow = connect(&server.authority);
-    slow.write_all(
-        request_head(&server.authority, "POST", "/mcp", &headers, body.len()).as_bytes(),
-    )
-    .expect("head");
-    slow.write_all(&body.as_bytes()[..10])
-        .expect("part of the body");
+    let mut slow = start_partial_post(&server.authority, &headers, &body);
     let response = read_response(&mut slow);
     assert_eq!(response.status, 408, "{}", response.text());
 }
