@@ -135,14 +135,14 @@ mod tests {
         let cp_string = |name: &str, cp: i128| delphi_mcp_parser::ast::TypeRef {
             kind: delphi_mcp_parser::ast::TypeRefKind::CodePageString {
                 name: name.into(),
-                code_page: k.expr_int(cp),
+                code_page: Box::new(k.expr_int(cp)),
             },
-            text: format!("AnsiString({cp})"),
+            text: format!("AnsiString({cp})").into(),
             span: k.span,
         };
         let short = delphi_mcp_parser::ast::TypeRef {
             kind: delphi_mcp_parser::ast::TypeRefKind::ShortString {
-                length: k.expr_int(5),
+                length: Box::new(k.expr_int(5)),
             },
             text: "String[5]".into(),
             span: k.span,

@@ -177,7 +177,7 @@ pub fn build_model(db: &SourceDb, inputs: &[UnitInput<'_>], target: &str) -> Mod
     ModelOutcome {
         model: Model {
             target: target.to_string(),
-            units: inputs.iter().map(|i| i.unit.name.clone()).collect(),
+            units: inputs.iter().map(|i| i.unit.name.to_string()).collect(),
             tools,
         },
         diagnostics,
@@ -281,8 +281,8 @@ impl<'a> Builder<'a> {
     ) -> ClassInfo<'a> {
         self.check_unknown_attrs(&td.attributes);
         let ancestor = st.ancestors.first().map(|a| match &a.kind {
-            ast::TypeRefKind::Named { name, .. } => name.clone(),
-            _ => a.text.clone(),
+            ast::TypeRefKind::Named { name, .. } => name.to_string(),
+            _ => a.text.to_string(),
         });
         let mut instance = None;
         if let Some(attr) = find_attr(&td.attributes, "mcpinstance") {
@@ -350,7 +350,7 @@ impl<'a> Builder<'a> {
                 return None;
             }
             match self.env.eval(&arg.value, unit) {
-                Some(ConstValue::Str(s)) => out.push(s),
+                Some(ConstValue::Str(s)) => out.push(s.into()),
                 _ => {
                     self.diagnostics.push(Diagnostic::error(
                         format!(
@@ -481,10 +481,10 @@ impl<'a> Builder<'a> {
                         routine,
                         ToolPlace {
                             routine_label: format!("{}.{}", info.decl.name, routine.name),
-                            callee: routine.name.clone(),
+                            callee: routine.name.to_string(),
                             call: CallKind::Instance {
                                 resolver: resolver.clone(),
-                                class: info.decl.name.clone(),
+                                class: info.decl.name.to_string(),
                             },
                             instance_class: Some(format!("{exposer_unit}.{}", info.decl.name)),
                             prefix: prefix.clone(),
@@ -542,7 +542,7 @@ impl<'a> Builder<'a> {
             _ => routine
                 .doc
                 .as_ref()
-                .and_then(|d| d.summary.clone())
+                .and_then(|d| d.summary.as_ref().map(|s| s.to_string()))
                 .unwrap_or_default(),
         };
         if description.trim().is_empty() {
@@ -730,7 +730,7 @@ impl<'a> Builder<'a> {
             d.params
                 .iter()
                 .find(|p| p.name.eq_ignore_ascii_case(&param.name))
-                .map(|p| p.text.clone())
+                .map(|p| p.text.to_string())
                 .filter(|t| !t.trim().is_empty())
         });
         let resolved = match self.env.resolve(ty, unit) {
@@ -766,13 +766,13 @@ impl<'a> Builder<'a> {
                 let json = resolved
                     .as_ref()
                     .and_then(|r| self.default_json(expr, unit, r));
-                (Some(expr.text.clone()), json)
+                (Some(expr.text.to_string()), json)
             }
             None => (None, None),
         };
         Some(ToolParam {
-            name: param.name.clone(),
-            delphi_type: ty.text.clone(),
+            name: param.name.to_string(),
+            delphi_type: ty.text.to_string(),
             resolved,
             default_pascal,
             default_json,
@@ -812,10 +812,10 @@ impl<'a> Builder<'a> {
             (ValueType::String { max_length, .. }, ConstValue::Str(s))
                 if max_length.is_none_or(|m| s.chars().count() <= m as usize) =>
             {
-                Some(serde_json::Value::String(s))
+                Some(serde_json::Value::String(s.into()))
             }
             (ValueType::Char { .. }, ConstValue::Str(s)) if s.chars().count() == 1 => {
-                Some(serde_json::Value::String(s))
+                Some(serde_json::Value::String(s.into()))
             }
             _ => None,
         }

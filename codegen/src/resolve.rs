@@ -105,7 +105,7 @@ impl<'a> TypeEnv<'a> {
                         Decl::Type(ts) => {
                             for td in &ts.items {
                                 types.push((
-                                    td.name.to_ascii_lowercase(),
+                                    td.name.as_str().to_ascii_lowercase(),
                                     TypeEntry {
                                         unit: index,
                                         decl: td,
@@ -115,7 +115,7 @@ impl<'a> TypeEnv<'a> {
                         }
                         Decl::Const(cs) => {
                             for c in &cs.items {
-                                consts.push((c.name.to_ascii_lowercase(), index, &c.value));
+                                consts.push((c.name.as_str().to_ascii_lowercase(), index, &c.value));
                             }
                         }
                         _ => {}
@@ -184,7 +184,7 @@ impl<'a> TypeEnv<'a> {
     ) -> Result<Resolved, Rejection> {
         let reject = |kind: Unsupported, detail: Option<String>| Rejection {
             kind,
-            name: ty.text.clone(),
+            name: ty.text.to_string(),
             detail,
         };
         if depth > MAX_DEPTH {
@@ -210,7 +210,7 @@ impl<'a> TypeEnv<'a> {
                     return self.resolve_decl(entry, depth, outer, ty);
                 }
                 if let Some(row) = lookup_builtin(name) {
-                    let pascal = outer.unwrap_or_else(|| ty.text.clone());
+                    let pascal = outer.unwrap_or_else(|| ty.text.to_string());
                     return Ok(builtin_resolved(row.builtin, &self.target, pascal));
                 }
                 if let Some(kind) = lookup_rejected(name) {
@@ -335,13 +335,13 @@ impl<'a> TypeEnv<'a> {
         let decl = entry.decl;
         let reject = |kind: Unsupported, detail: Option<String>| Rejection {
             kind,
-            name: decl.name.clone(),
+            name: decl.name.to_string(),
             detail,
         };
         if !decl.generic_params.is_empty() {
             return Err(reject(Unsupported::Other, Some("a generic type".into())));
         }
-        let pascal = outer.unwrap_or_else(|| written.text.clone());
+        let pascal = outer.unwrap_or_else(|| written.text.to_string());
         match &decl.def {
             TypeDef::Alias { target, .. } | TypeDef::Other { target } => {
                 self.resolve_depth(target, entry.unit, depth + 1, Some(pascal))
@@ -366,13 +366,13 @@ impl<'a> TypeEnv<'a> {
                     };
                     next = ordinal.saturating_add(1);
                     members.push(EnumMemberEntry {
-                        name: m.name.clone(),
+                        name: m.name.to_string(),
                         ordinal,
                     });
                 }
                 Ok(Resolved {
                     value: ValueType::Enum {
-                        type_name: decl.name.clone(),
+                        type_name: decl.name.to_string(),
                         members,
                     },
                     conv: Conv::Enum,

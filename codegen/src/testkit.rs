@@ -27,7 +27,7 @@ impl Kit {
 
     pub fn expr_int(&self, v: i128) -> Expr {
         Expr {
-            text: v.to_string(),
+            text: v.to_string().into(),
             kind: ExprKind::Int { value: v },
             span: self.span,
         }
@@ -36,17 +36,17 @@ impl Kit {
     pub fn ty(&self, name: &str) -> TypeRef {
         TypeRef {
             kind: TypeRefKind::Named {
-                name: name.to_string(),
+                name: name.into(),
                 generic_args: vec![],
             },
-            text: name.to_string(),
+            text: name.into(),
             span: self.span,
         }
     }
 
     pub fn attr(&self, name: &str, args: &[Expr]) -> Attribute {
         Attribute {
-            name: name.to_string(),
+            name: name.into(),
             args: args
                 .iter()
                 .map(|e| AttributeArg {
@@ -60,7 +60,7 @@ impl Kit {
 
     pub fn param(&self, name: &str, ty: &str, default: Option<Expr>) -> Param {
         Param {
-            name: name.to_string(),
+            name: name.into(),
             name_span: self.span,
             mode: ParamMode::Value,
             ty: Some(self.ty(name_or_type(ty))),
@@ -84,7 +84,7 @@ impl Kit {
                 RoutineKind::Procedure
             },
             is_class: false,
-            name: name.to_string(),
+            name: name.into(),
             qualifier: None,
             name_span: self.span,
             generic_params: vec![],
@@ -92,10 +92,10 @@ impl Kit {
             result: result.map(|r| self.ty(r)),
             directives: vec![],
             attributes,
-            doc: Some(DocComment {
-                summary: Some(format!("The {name} tool.")),
+            doc: Some(Box::new(DocComment {
+                summary: Some(format!("The {name} tool.").into()),
                 ..DocComment::default()
-            }),
+            })),
             forward: true,
             body_span: None,
             nested: vec![],
@@ -105,7 +105,7 @@ impl Kit {
 
     pub fn type_decl(&self, name: &str, def: TypeDef) -> TypeDecl {
         TypeDecl {
-            name: name.to_string(),
+            name: name.into(),
             name_span: self.span,
             generic_params: vec![],
             def,
@@ -119,7 +119,7 @@ impl Kit {
     pub fn unit(&self, name: &str, decls: Vec<Decl>) -> Unit {
         Unit {
             kind: UnitKind::Unit,
-            name: name.to_string(),
+            name: name.into(),
             name_span: self.span,
             hints: vec![],
             sections: vec![Section {

@@ -4,12 +4,18 @@
 //! attributes, doc comments); bodies are kept as their extent. Every node carries the [`Span`] of
 //! its source text.
 
-// Declarations differ a lot in size; boxing them would only add indirection to a tree that is
-// built once and read a few times.
+// Declarations differ a lot in size. Parts that are large and often absent (doc comments, the
+// expressions of rare type shapes) are boxed, so the nodes that are moved and collected most
+// (routines, parameters, types) stay small; the declarations themselves are not.
 #![allow(clippy::large_enum_variant)]
 
 use crate::span::Span;
 use serde::Serialize;
+
+/// The text of a name, type, expression or comment in the tree. Most are short names, which
+/// this keeps inline (up to 24 bytes) instead of in an allocation of their own; it derefs to
+/// `str` and serializes as a string.
+pub type Text = compact_str::CompactString;
 
 /// What kind of file this is, from its first keyword.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -31,7 +37,7 @@ pub struct Unit {
     /// unit / program / library / package.
     pub kind: UnitKind,
     /// The (possibly dotted) name, e.g. `Vcl.Forms`.
-    pub name: String,
+    pub name: Text,
     /// Span of the name.
     pub name_span: Span,
     /// Hint directives on the unit heading (`deprecated`, `platform`, ...).
@@ -74,7 +80,7 @@ pub struct Section {
 #[derive(Debug, Clone, Serialize)]
 pub struct UsesClause {
     /// `uses`, `requires` or `contains`.
-    pub keyword: String,
+    pub keyword: Text,
     /// The listed units.
     pub units: Vec<UsedUnit>,
     /// Span of the clause.
@@ -85,9 +91,9 @@ pub struct UsesClause {
 #[derive(Debug, Clone, Serialize)]
 pub struct UsedUnit {
     /// Dotted unit name.
-    pub name: String,
+    pub name: Text,
     /// The `in 'file'` path, if given.
-    pub in_file: Option<String>,
+    pub in_file: Option<Text>,
     /// Span of the entry.
     pub span: Span,
 }
@@ -123,7 +129,7 @@ pub struct ConstSection {
 #[derive(Debug, Clone, Serialize)]
 pub struct ConstDecl {
     /// Constant name.
-    pub name: String,
+    pub name: Text,
     /// Span of the name.
     pub name_span: Span,
     /// Declared type of a typed constant.
@@ -133,7 +139,7 @@ pub struct ConstDecl {
     /// Attributes before the constant.
     pub attributes: Vec<Attribute>,
     /// `///` documentation before the constant.
-    pub doc: Option<DocComment>,
+    pub doc: Option<Box<DocComment>>,
     /// Hint directives (`deprecated`, ...).
     pub hints: Vec<Directive>,
     /// Span of the declaration.
@@ -155,7 +161,7 @@ pub struct VarSection {
 #[derive(Debug, Clone, Serialize)]
 pub struct VarDecl {
     /// Variable name.
-    pub name: String,
+    pub name: Text,
     /// Span of the name.
     pub name_span: Span,
     /// Its type.
@@ -165,7 +171,7 @@ pub struct VarDecl {
     /// Attributes before the declaration.
     pub attributes: Vec<Attribute>,
     /// `///` documentation before the declaration.
-    pub doc: Option<DocComment>,
+    pub doc: Option<Box<DocComment>>,
     /// Span of the declaration.
     pub span: Span,
 }
@@ -183,7 +189,7 @@ pub struct TypeSection {
 #[derive(Debug, Clone, Serialize)]
 pub struct TypeDecl {
     /// Type name (without generic parameters).
-    pub name: String,
+    pub name: Text,
     /// Span of the name.
     pub name_span: Span,
     /// Generic parameters with constraints.
@@ -193,7 +199,7 @@ pub struct TypeDecl {
     /// Attributes before the declaration.
     pub attributes: Vec<Attribute>,
     /// `///` documentation before the declaration.
-    pub doc: Option<DocComment>,
+    pub doc: Option<Box<DocComment>>,
     /// Hint directives after the definition (`deprecated 'x'`, `platform`, ...).
     pub hints: Vec<Directive>,
     /// Span of the declaration.
@@ -204,9 +210,9 @@ pub struct TypeDecl {
 #[derive(Debug, Clone, Serialize)]
 pub struct GenericParam {
     /// Parameter name.
-    pub name: String,
+    pub name: Text,
     /// Constraints as written (`class`, `record`, `constructor`, type names).
-    pub constraints: Vec<String>,
+    pub constraints: Vec<Text>,
     /// Span of the parameter.
     pub span: Span,
 }
@@ -283,7 +289,7 @@ pub struct StructuredType {
     /// Which kind.
     pub kind: StructuredKind,
     /// `packed`, `bitpacked`, `sealed`, `abstract` and similar modifiers.
-    pub modifiers: Vec<String>,
+    pub modifiers: Vec<Text>,
     /// Ancestor class and implemented interfaces, in order.
     pub ancestors: Vec<TypeRef>,
     /// The type a helper extends.
@@ -294,7 +300,7 @@ pub struct StructuredType {
     /// visibility keyword are in a section with [`Visibility::Default`].
     pub sections: Vec<MemberSection>,
     /// GUID of an interface (`['{...}']`).
-    pub guid: Option<String>,
+    pub guid: Option<Text>,
 }
 
 /// Visibility of a member section.
@@ -358,7 +364,7 @@ pub enum Member {
 #[derive(Debug, Clone, Serialize)]
 pub struct Property {
     /// Property name.
-    pub name: String,
+    pub name: Text,
     /// Span of the name.
     pub name_span: Span,
     /// `class property`.
@@ -372,7 +378,7 @@ pub struct Property {
     /// Attributes before the property.
     pub attributes: Vec<Attribute>,
     /// `///` documentation before the property.
-    pub doc: Option<DocComment>,
+    pub doc: Option<Box<DocComment>>,
     /// Span of the declaration.
     pub span: Span,
 }
@@ -388,7 +394,7 @@ pub struct EnumType {
 #[derive(Debug, Clone, Serialize)]
 pub struct EnumMember {
     /// Member name.
-    pub name: String,
+    pub name: Text,
     /// `= value` when given.
     pub value: Option<Expr>,
     /// Span of the member.
@@ -430,9 +436,9 @@ pub struct Routine {
     /// `class procedure`, `class function`, `class operator`, ...
     pub is_class: bool,
     /// Routine name. For method implementations `TFoo.Bar`, the name is `Bar`.
-    pub name: String,
+    pub name: Text,
     /// `TFoo` (or `TFoo<T>.TInner`) for a method implemented outside its class.
-    pub qualifier: Option<String>,
+    pub qualifier: Option<Text>,
     /// Span of the name.
     pub name_span: Span,
     /// Generic parameters of the routine.
@@ -448,7 +454,7 @@ pub struct Routine {
     /// when the target makes them active).
     pub attributes: Vec<Attribute>,
     /// `///` documentation before the heading.
-    pub doc: Option<DocComment>,
+    pub doc: Option<Box<DocComment>>,
     /// A `forward` declaration or a heading inside a type (no body here).
     pub forward: bool,
     /// Extent of the body (local declarations and `begin ... end`, or `asm ... end`).
@@ -479,7 +485,7 @@ pub enum ParamMode {
 #[derive(Debug, Clone, Serialize)]
 pub struct Param {
     /// Parameter name.
-    pub name: String,
+    pub name: Text,
     /// Span of the name.
     pub name_span: Span,
     /// Passing mode.
@@ -500,7 +506,7 @@ pub struct TypeRef {
     /// The shape of the type expression.
     pub kind: TypeRefKind,
     /// The source text, with whitespace normalised to single spaces.
-    pub text: String,
+    pub text: Text,
     /// Span of the type expression.
     pub span: Span,
 }
@@ -512,21 +518,21 @@ pub enum TypeRefKind {
     /// `Name`, `System.Integer`, `TList<Integer>`.
     Named {
         /// Dotted name without generic arguments.
-        name: String,
+        name: Text,
         /// Generic arguments.
         generic_args: Vec<TypeRef>,
     },
     /// `string[N]` (a ShortString of at most N bytes).
     ShortString {
         /// The length expression.
-        length: Expr,
+        length: Box<Expr>,
     },
     /// `AnsiString(1252)`: a string type with a code page.
     CodePageString {
         /// `AnsiString` or the like.
-        name: String,
+        name: Text,
         /// The code page expression.
-        code_page: Expr,
+        code_page: Box<Expr>,
     },
     /// `array of T` in a parameter (open array) or dynamic array.
     ArrayOf {
@@ -551,7 +557,7 @@ pub enum TypeRefKind {
 #[derive(Debug, Clone, Serialize)]
 pub struct Attribute {
     /// The attribute name as written (`McpTool`, `Mcp.McpTool`, `McpToolAttribute`).
-    pub name: String,
+    pub name: Text,
     /// Arguments in order.
     pub args: Vec<AttributeArg>,
     /// Span of this attribute (inside its brackets).
@@ -562,7 +568,7 @@ pub struct Attribute {
 #[derive(Debug, Clone, Serialize)]
 pub struct AttributeArg {
     /// For `Name = value` arguments.
-    pub name: Option<String>,
+    pub name: Option<Text>,
     /// The value expression.
     pub value: Expr,
 }
@@ -571,15 +577,15 @@ pub struct AttributeArg {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct DocComment {
     /// The comment text with the `///` markers removed, lines joined by `\n`.
-    pub raw: String,
+    pub raw: Text,
     /// `<summary>` text (tags removed, whitespace collapsed); the whole text when there are no tags.
-    pub summary: Option<String>,
+    pub summary: Option<Text>,
     /// `<param name="X">` texts, in order.
     pub params: Vec<ParamDoc>,
     /// `<returns>` text.
-    pub returns: Option<String>,
+    pub returns: Option<Text>,
     /// `<remarks>` text.
-    pub remarks: Option<String>,
+    pub remarks: Option<Text>,
     /// Span of the comment lines.
     pub span: Option<Span>,
 }
@@ -588,9 +594,9 @@ pub struct DocComment {
 #[derive(Debug, Clone, Serialize)]
 pub struct ParamDoc {
     /// Parameter name as written in the `name` attribute.
-    pub name: String,
+    pub name: Text,
     /// Its text.
-    pub text: String,
+    pub text: Text,
 }
 
 /// A directive or specifier with its optional argument: `deprecated 'use X'`, `read FValue`,
@@ -598,9 +604,9 @@ pub struct ParamDoc {
 #[derive(Debug, Clone, Serialize)]
 pub struct Directive {
     /// Lower-case directive name (`overload`, `deprecated`, `read`, `external`, ...).
-    pub name: String,
+    pub name: Text,
     /// The argument text as written, if any.
-    pub arg: Option<String>,
+    pub arg: Option<Text>,
     /// Span of the directive.
     pub span: Span,
 }
@@ -609,7 +615,7 @@ pub struct Directive {
 #[derive(Debug, Clone, Serialize)]
 pub struct Expr {
     /// The source text.
-    pub text: String,
+    pub text: Text,
     /// The parsed shape.
     pub kind: ExprKind,
     /// Span of the expression.
@@ -623,7 +629,7 @@ pub enum ExprKind {
     /// A string literal (quotes, `''`, `#13`, `#$0D` and multi-line strings already decoded).
     Str {
         /// The decoded value.
-        value: String,
+        value: Text,
     },
     /// An integer literal (`42`, `$FF`, `%1010`, `&17`).
     Int {
@@ -638,19 +644,19 @@ pub enum ExprKind {
     /// An identifier or dotted name (`True`, `nil`, `cName`, `Unit.Const`).
     Ident {
         /// The name as written.
-        name: String,
+        name: Text,
     },
     /// `-x`, `not x`, `+x`, `@x`.
     Unary {
         /// Lower-case operator.
-        op: String,
+        op: Text,
         /// The operand.
         operand: Box<Expr>,
     },
     /// `a + b`, `a * b`, `a and b`, `a = b`, ...
     Binary {
         /// Lower-case operator.
-        op: String,
+        op: Text,
         /// Left operand.
         lhs: Box<Expr>,
         /// Right operand.
@@ -677,7 +683,7 @@ pub enum ExprKind {
 #[serde(untagged)]
 pub enum ConstValue {
     /// A string (Char constants are one-character strings).
-    Str(String),
+    Str(Text),
     /// An integer.
     Int(i128),
     /// A real number.
@@ -690,7 +696,7 @@ pub enum ConstValue {
 #[derive(Debug, Clone, Serialize)]
 pub struct OtherDecl {
     /// The keyword that starts it.
-    pub keyword: String,
+    pub keyword: Text,
     /// Its extent.
     pub span: Span,
 }

@@ -5,7 +5,7 @@
 //! `<param name="...">`, `<returns>` and `<remarks>` become text with inner tags removed
 //! (`<see cref="X"/>` keeps `X`), whitespace collapsed and entities decoded.
 
-use crate::ast::{DocComment, ParamDoc};
+use crate::ast::{DocComment, ParamDoc, Text};
 use crate::preprocess::Preprocessed;
 
 /// The `///` comment that ends right before `offset` of the preprocessed text, if any.
@@ -48,15 +48,15 @@ pub(crate) fn doc_before(pp: &Preprocessed, offset: usize) -> Option<DocComment>
 /// Reads the XML of a documentation comment (the text without `///` markers).
 pub fn parse_doc(raw: &str) -> DocComment {
     let mut doc = DocComment {
-        raw: raw.to_string(),
+        raw: Text::from(raw),
         ..DocComment::default()
     };
     // One lower-case copy for the case-insensitive tag search, each element list found once.
     let lower = raw.to_ascii_lowercase();
-    let summary = elements(raw, &lower, "summary");
-    let returns = elements(raw, &lower, "returns");
-    let remarks = elements(raw, &lower, "remarks");
-    let params = elements(raw, &lower, "param");
+    let summary = elements(raw, &lower, ("<summary", "</summary"));
+    let returns = elements(raw, &lower, ("<returns", "</returns"));
+    let remarks = elements(raw, &lower, ("<remarks", "</remarks"));
+    let params = elements(raw, &lower, ("<param", "</param"));
     if summary.is_empty() && returns.is_empty() && remarks.is_empty() && params.is_empty() {
         let text = plain(raw);
         doc.summary = (!text.is_empty()).then_some(text);
@@ -75,14 +75,16 @@ pub fn parse_doc(raw: &str) -> DocComment {
     doc
 }
 
-/// `(attributes, inner text)` of every `<tag ...>...</tag>` (case-insensitive tag names).
-/// `lower` is `raw` in lower case (ASCII only, so offsets are the same).
-fn elements<'t>(raw: &'t str, lower: &str, tag: &str) -> Vec<(&'t str, &'t str)> {
-    let open = format!("<{tag}");
-    let close = format!("</{tag}");
+/// `(attributes, inner text)` of every `<tag ...>...</tag>` (case-insensitive tag names), given
+/// `("<tag", "</tag")`. `lower` is `raw` in lower case (ASCII only, so offsets are the same).
+fn elements<'t>(
+    raw: &'t str,
+    lower: &str,
+    (open, close): (&str, &str),
+) -> Vec<(&'t str, &'t str)> {
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(rel) = lower.get(from..).and_then(|s| s.find(&open)) {
+    while let Some(rel) = lower.get(from..).and_then(|s| s.find(open)) {
         let start = from + rel;
         let after_name = start + open.len();
         // `<param>` must not match `<paramref>`
@@ -104,7 +106,7 @@ fn elements<'t>(raw: &'t str, lower: &str, tag: &str) -> Vec<(&'t str, &'t str)>
             from = body_start;
             continue;
         }
-        let (inner, next) = match lower[body_start..].find(&close) {
+        let (inner, next) = match lower[body_start..].find(close) {
             Some(c) => {
                 let close_end = lower[body_start + c..]
                     .find('>')
@@ -119,7 +121,7 @@ fn elements<'t>(raw: &'t str, lower: &str, tag: &str) -> Vec<(&'t str, &'t str)>
     out
 }
 
-fn attr_value(attrs: &str, name: &str) -> Option<String> {
+fn attr_value(attrs: &str, name: &str) -> Option<Text> {
     let lower = attrs.to_ascii_lowercase();
     let at = lower.find(&format!("{name}="))?;
     let rest = attrs[at + name.len() + 1..].trim_start();
@@ -127,15 +129,18 @@ fn attr_value(attrs: &str, name: &str) -> Option<String> {
     if quote == '"' || quote == '\'' {
         let body = &rest[1..];
         let end = body.find(quote)?;
-        Some(decode_entities(&body[..end]))
+        Some(Text::from(decode_entities(&body[..end])))
     } else {
-        Some(rest.split_whitespace().next()?.to_string())
+        Some(Text::from(rest.split_whitespace().next()?))
     }
 }
 
 /// Inner tags removed (keeping `cref`/`langword`/`name` values), entities decoded, whitespace
 /// collapsed.
-fn plain(xml: &str) -> String {
+fn plain(xml: &str) -> Text {
+    if !xml.contains(['<', '&']) {
+        return crate::lower::normalize(xml);
+    }
     let mut out = String::new();
     let mut rest = xml;
     while let Some(lt) = rest.find('<') {

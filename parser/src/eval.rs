@@ -10,7 +10,7 @@
 //! of one unit; a caller that sees several units implements the trait itself and evaluates with
 //! [`eval_with`].
 
-use crate::ast::{ConstDecl, ConstValue, Expr, ExprKind, Unit};
+use crate::ast::{ConstDecl, ConstValue, Expr, ExprKind, Text, Unit};
 use std::collections::HashMap;
 
 /// Where an evaluation finds the constants an expression refers to.
@@ -56,7 +56,7 @@ impl<'a> ConstEnv<'a> {
     /// Adds a constant (a later one with the same name wins).
     pub fn insert(&mut self, decl: &'a ConstDecl) {
         self.consts
-            .insert(decl.name.to_ascii_lowercase(), &decl.value);
+            .insert(decl.name.as_str().to_ascii_lowercase(), &decl.value);
     }
 
     /// Evaluates `expr`; `None` when it is not a constant this evaluator understands.
@@ -124,7 +124,7 @@ fn eval_depth<L: ConstLookup + ?Sized>(
                 Some((value, home)) => eval_depth(consts, value, home, d),
                 // System constants, unless a unit declares its own.
                 None => match name.to_ascii_lowercase().as_str() {
-                    "slinebreak" => Some(ConstValue::Str("\r\n".to_string())),
+                    "slinebreak" => Some(ConstValue::Str(Text::const_new("\r\n"))),
                     "maxint" => Some(ConstValue::Int(i32::MAX as i128)),
                     _ => None,
                 },
@@ -166,7 +166,7 @@ fn intrinsic(name: &str, v: ConstValue) -> Option<ConstValue> {
         ("chr" | "char" | "widechar" | "ansichar", ConstValue::Int(i)) => u32::try_from(i)
             .ok()
             .and_then(char::from_u32)
-            .map(|c| ConstValue::Str(c.to_string())),
+            .map(|c| ConstValue::Str(Text::from(c.encode_utf8(&mut [0; 4]) as &str))),
         ("ord", ConstValue::Str(s)) if s.chars().count() == 1 => {
             s.chars().next().map(|c| ConstValue::Int(c as i128))
         }
@@ -195,7 +195,7 @@ fn as_real(v: &ConstValue) -> Option<f64> {
 fn binary(op: &str, l: ConstValue, r: ConstValue) -> Option<ConstValue> {
     use ConstValue::*;
     match (op, &l, &r) {
-        ("+", Str(a), Str(b)) => Some(Str(format!("{a}{b}"))),
+        ("+", Str(a), Str(b)) => Some(Str(compact_str::format_compact!("{a}{b}"))),
         ("+", Int(a), Int(b)) => a.checked_add(*b).map(Int),
         ("-", Int(a), Int(b)) => a.checked_sub(*b).map(Int),
         ("*", Int(a), Int(b)) => a.checked_mul(*b).map(Int),

@@ -26,12 +26,12 @@ pub(crate) struct Lower<'a> {
 const MAX_EXPR_DEPTH: u32 = 48;
 
 /// Collapses runs of whitespace to one space and trims.
-pub(crate) fn normalize(text: &str) -> String {
+pub(crate) fn normalize(text: &str) -> Text {
     // Most texts are one token or have single blanks only: copy those as they are.
     if !needs_normalizing(text) {
-        return text.to_string();
+        return Text::from(text);
     }
-    let mut out = String::with_capacity(text.len());
+    let mut out = Text::with_capacity(text.len());
     let mut space = false;
     for c in text.trim().chars() {
         if c.is_whitespace() {
@@ -96,14 +96,14 @@ fn needs_normalizing(text: &str) -> bool {
             .any(|&c| c >= 0x80 || (c.is_ascii_whitespace() && c != b' '))
 }
 
-fn strip_amp(name: &str) -> String {
-    name.strip_prefix('&').unwrap_or(name).to_string()
+fn strip_amp(name: &str) -> Text {
+    Text::from(name.strip_prefix('&').unwrap_or(name))
 }
 
 /// A name with inner whitespace removed (`System . SysUtils` → `System.SysUtils`).
-fn compact(text: &str) -> String {
+fn compact(text: &str) -> Text {
     if !text.bytes().any(|c| c >= 0x80 || c.is_ascii_whitespace()) {
-        return text.to_string();
+        return Text::from(text);
     }
     text.chars().filter(|c| !c.is_whitespace()).collect()
 }
@@ -133,7 +133,7 @@ impl<'a> Lower<'a> {
     }
 
     /// The value of a `string_lit` pair.
-    fn string_value(&self, p: P) -> String {
+    fn string_value(&self, p: P) -> Text {
         // the pieces are the string literal's tokens (one code each)
         let span = p.as_span();
         let pieces = (span.start()..span.end())
@@ -142,19 +142,21 @@ impl<'a> Lower<'a> {
         string_pieces_value(pieces)
     }
 
-    fn doc(&self, p: &P) -> Option<DocComment> {
-        doc::doc_before(
-            self.pp,
-            self.toks.text_start(self.base + p.as_span().start()),
-        )
+    fn doc(&self, p: &P) -> Option<Box<DocComment>> {
+        self.doc_at(p.as_span().start())
+    }
+
+    /// The `///` comment before the token at `start` of the item's input.
+    fn doc_at(&self, start: usize) -> Option<Box<DocComment>> {
+        doc::doc_before(self.pp, self.toks.text_start(self.base + start)).map(Box::new)
     }
 
     // ------------------------------------------------------------ unit head, uses
 
     /// `unit_head` → kind, name, name span, hints.
-    pub fn unit_head(&self, p: P) -> (UnitKind, String, Span, Vec<Directive>) {
+    pub fn unit_head(&self, p: P) -> (UnitKind, Text, Span, Vec<Directive>) {
         let mut kind = UnitKind::Unit;
-        let mut name = String::new();
+        let mut name = Text::default();
         let mut name_span = self.span(&p);
         let mut hints = Vec::new();
         for c in p.into_inner() {
@@ -182,14 +184,14 @@ impl<'a> Lower<'a> {
 
     pub fn uses_clause(&self, p: P) -> UsesClause {
         let span = self.span(&p);
-        let mut keyword = String::new();
+        let mut keyword = Text::default();
         let mut units = Vec::new();
         for c in p.into_inner() {
             match c.as_rule() {
-                Rule::uses_kw => keyword = self.text(&c).to_ascii_lowercase(),
+                Rule::uses_kw => keyword = lowercase(self.text(&c)),
                 Rule::used_unit => {
                     let uspan = self.span(&c);
-                    let mut name = String::new();
+                    let mut name = Text::default();
                     let mut in_file = None;
                     for u in c.into_inner() {
                         match u.as_rule() {
@@ -216,7 +218,7 @@ impl<'a> Lower<'a> {
 
     pub fn other_decl(&self, p: P, keyword: &str) -> OtherDecl {
         OtherDecl {
-            keyword: keyword.to_string(),
+            keyword: Text::from(keyword),
             span: self.span(&p),
         }
     }
@@ -225,11 +227,11 @@ impl<'a> Lower<'a> {
 
     fn hint(&self, p: P) -> Directive {
         let span = self.span(&p);
-        let mut name = String::new();
+        let mut name = Text::default();
         let mut arg = None;
         for c in p.into_inner() {
             match c.as_rule() {
-                Rule::hint_name => name = self.text(&c).to_ascii_lowercase(),
+                Rule::hint_name => name = lowercase(self.text(&c)),
                 Rule::string_lit => arg = Some(normalize(self.text(&c))),
                 _ => {}
             }
@@ -245,7 +247,7 @@ impl<'a> Lower<'a> {
                     continue;
                 }
                 let span = self.span(&a);
-                let mut name = String::new();
+                let mut name = Text::default();
                 let mut args = Vec::new();
                 for c in a.into_inner() {
                     match c.as_rule() {
@@ -284,11 +286,11 @@ impl<'a> Lower<'a> {
         let span = self.span(&p);
         let doc = self.doc(&p);
         let mut d = ConstDecl {
-            name: String::new(),
+            name: Text::default(),
             name_span: span,
             ty: None,
             value: Expr {
-                text: String::new(),
+                text: Text::default(),
                 kind: ExprKind::Other,
                 span,
             },
@@ -359,7 +361,7 @@ impl<'a> Lower<'a> {
         }
         let ty = ty.unwrap_or_else(|| TypeRef {
             kind: TypeRefKind::Other,
-            text: String::new(),
+            text: Text::default(),
             span,
         });
         names
@@ -382,13 +384,13 @@ impl<'a> Lower<'a> {
         let span = self.span(&p);
         let doc = self.doc(&p);
         let mut d = TypeDecl {
-            name: String::new(),
+            name: Text::default(),
             name_span: span,
             generic_params: Vec::new(),
             def: TypeDef::Other {
                 target: TypeRef {
                     kind: TypeRefKind::Other,
-                    text: String::new(),
+                    text: Text::default(),
                     span,
                 },
             },
@@ -527,7 +529,7 @@ impl<'a> Lower<'a> {
             Some(t) => self.type_ref(t),
             None => TypeRef {
                 kind: TypeRefKind::Other,
-                text: String::new(),
+                text: Text::default(),
                 span,
             },
         }
@@ -569,7 +571,7 @@ impl<'a> Lower<'a> {
                 Rule::type_ref => heading.result = Some(self.type_ref(c)),
                 Rule::of_object => of_object = true,
                 Rule::call_conv => heading.directives.push(Directive {
-                    name: self.text(&c).to_ascii_lowercase(),
+                    name: lowercase(self.text(&c)),
                     arg: None,
                     span: self.span(&c),
                 }),
@@ -598,7 +600,7 @@ impl<'a> Lower<'a> {
         let span = self.span(&p);
         match p.as_rule() {
             Rule::named_type => {
-                let mut name = String::new();
+                let mut name = Text::default();
                 let mut generic_args = Vec::new();
                 let mut code_page = None;
                 for c in p.into_inner() {
@@ -626,16 +628,19 @@ impl<'a> Lower<'a> {
                     }
                 }
                 match code_page {
-                    Some(code_page) => TypeRefKind::CodePageString { name, code_page },
+                    Some(code_page) => TypeRefKind::CodePageString {
+                        name,
+                        code_page: Box::new(code_page),
+                    },
                     None => TypeRefKind::Named { name, generic_args },
                 }
             }
             Rule::string_type => match p.into_inner().find(|c| c.as_rule() == Rule::expr) {
                 Some(len) => TypeRefKind::ShortString {
-                    length: self.expr(len),
+                    length: Box::new(self.expr(len)),
                 },
                 None => TypeRefKind::Named {
-                    name: "string".to_string(),
+                    name: Text::const_new("string"),
                     generic_args: Vec::new(),
                 },
             },
@@ -712,7 +717,7 @@ impl<'a> Lower<'a> {
         for c in p.into_inner() {
             match c.as_rule() {
                 Rule::packing | Rule::class_modifier => {
-                    st.modifiers.push(self.text(&c).to_ascii_lowercase())
+                    st.modifiers.push(lowercase(self.text(&c)))
                 }
                 Rule::heritage => {
                     for t in c.into_inner() {
@@ -756,7 +761,8 @@ impl<'a> Lower<'a> {
         current: &mut MemberSection,
         pending: &mut Vec<Attribute>,
     ) {
-        let doc = self.doc(&p);
+        // Only methods, properties and fields have doc comments: looked up when one comes.
+        let start = p.as_span().start();
         for c in p.into_inner() {
             match c.as_rule() {
                 Rule::attributes => pending.extend(self.attributes(c)),
@@ -824,13 +830,14 @@ impl<'a> Lower<'a> {
                 }
                 Rule::method_decl => {
                     if let Some(h) = c.into_inner().next() {
-                        let mut r = self.routine_heading(h, std::mem::take(pending), doc.clone());
+                        let mut r =
+                            self.routine_heading(h, std::mem::take(pending), self.doc_at(start));
                         r.forward = true;
                         current.members.push(Member::Method(r));
                     }
                 }
                 Rule::property_decl => {
-                    let prop = self.property(c, std::mem::take(pending), doc.clone());
+                    let prop = self.property(c, std::mem::take(pending), self.doc_at(start));
                     current.members.push(Member::Property(prop));
                 }
                 Rule::variant_part => {
@@ -839,6 +846,7 @@ impl<'a> Lower<'a> {
                     });
                 }
                 Rule::field_decl => {
+                    let doc = self.doc_at(start);
                     for mut field in self.var_decl(c) {
                         if !pending.is_empty() {
                             let mut attrs = std::mem::take(pending);
@@ -859,10 +867,10 @@ impl<'a> Lower<'a> {
         }
     }
 
-    fn property(&self, p: P, attributes: Vec<Attribute>, doc: Option<DocComment>) -> Property {
+    fn property(&self, p: P, attributes: Vec<Attribute>, doc: Option<Box<DocComment>>) -> Property {
         let span = self.span(&p);
         let mut prop = Property {
-            name: String::new(),
+            name: Text::default(),
             name_span: span,
             is_class: first_code(&p) == Some(KW_CLASS),
             params: Vec::new(),
@@ -880,20 +888,20 @@ impl<'a> Lower<'a> {
                 }
                 Rule::property_params => {
                     for g in c.into_inner() {
-                        prop.params.extend(self.param_group(g));
+                        self.param_group(g, &mut prop.params);
                     }
                 }
                 Rule::type_ref => prop.ty = Some(self.type_ref(c)),
                 Rule::prop_spec => {
                     let sspan = self.span(&c);
-                    let mut name = String::new();
+                    let mut name = Text::default();
                     let mut arg = None;
                     for s in c.into_inner() {
                         match s.as_rule() {
                             Rule::hint => {
                                 prop.specifiers.push(self.hint(s));
                             }
-                            Rule::prop_spec_name => name = self.text(&s).to_ascii_lowercase(),
+                            Rule::prop_spec_name => name = lowercase(self.text(&s)),
                             Rule::prop_spec_arg => arg = Some(normalize(self.text(&s))),
                             _ => {}
                         }
@@ -907,7 +915,7 @@ impl<'a> Lower<'a> {
                     }
                 }
                 Rule::prop_default => prop.specifiers.push(Directive {
-                    name: "default".to_string(),
+                    name: Text::const_new("default"),
                     arg: None,
                     span: self.span(&c),
                 }),
@@ -951,7 +959,7 @@ impl<'a> Lower<'a> {
         &self,
         p: P,
         attributes: Vec<Attribute>,
-        doc: Option<DocComment>,
+        doc: Option<Box<DocComment>>,
     ) -> Routine {
         let span = self.span(&p);
         let mut r = empty_routine(span);
@@ -989,7 +997,7 @@ impl<'a> Lower<'a> {
                     }
                     let last = match symbol {
                         Some(symbol) => {
-                            r.name = self.text(&symbol).to_string();
+                            r.name = Text::from(self.text(&symbol));
                             r.name_span = self.span(&symbol);
                             None
                         }
@@ -1005,16 +1013,19 @@ impl<'a> Lower<'a> {
                             r.generic_params = self.generic_params(g);
                         }
                     }
-                    let qualifier: Vec<String> = parts
-                        .iter()
-                        .map(|(name, generics)| {
-                            let end = generics.as_ref().unwrap_or(name).as_span().end();
-                            compact(self.text_of(name.as_span().start(), end))
-                        })
-                        .collect();
-                    if !qualifier.is_empty() {
-                        r.qualifier = Some(qualifier.join("."));
+                    let mut qualifier: Option<Text> = None;
+                    for (name, generics) in &parts {
+                        let end = generics.as_ref().unwrap_or(name).as_span().end();
+                        let part = compact(self.text_of(name.as_span().start(), end));
+                        match &mut qualifier {
+                            Some(q) => {
+                                q.push('.');
+                                q.push_str(&part);
+                            }
+                            None => qualifier = Some(part),
+                        }
                     }
+                    r.qualifier = qualifier;
                 }
                 Rule::formal_params => r.params = self.params(c),
                 Rule::result_type => {
@@ -1030,24 +1041,24 @@ impl<'a> Lower<'a> {
                     }
                 }
                 Rule::method_resolution => r.directives.push(Directive {
-                    name: "=".to_string(),
+                    name: Text::const_new("="),
                     arg: c.into_inner().next().map(|q| compact(self.text(&q))),
                     span: self.span_of(0, 0),
                 }),
                 Rule::directives => {
                     for d in c.into_inner() {
                         let dspan = self.span(&d);
-                        let mut name = String::new();
+                        let mut name = Text::default();
                         let mut arg = None;
                         for x in d.into_inner() {
                             match x.as_rule() {
-                                Rule::directive_name => name = self.text(&x).to_ascii_lowercase(),
+                                Rule::directive_name => name = lowercase(self.text(&x)),
                                 Rule::directive_arg => arg = Some(normalize(self.text(&x))),
                                 // `framework 'UIKit'`: the word is the name, the rest its argument
                                 Rule::linker_clause => {
                                     let end = x.as_span().end();
                                     if let Some(word) = x.into_inner().next() {
-                                        name = self.text(&word).to_ascii_lowercase();
+                                        name = lowercase(self.text(&word));
                                         let rest = self.text_of(word.as_span().end(), end);
                                         arg = Some(normalize(rest));
                                     }
@@ -1069,13 +1080,17 @@ impl<'a> Lower<'a> {
     }
 
     fn params(&self, p: P) -> Vec<Param> {
-        p.into_inner()
-            .filter(|g| g.as_rule() == Rule::param_group)
-            .flat_map(|g| self.param_group(g))
-            .collect()
+        let mut params = Vec::new();
+        for g in p.into_inner() {
+            if g.as_rule() == Rule::param_group {
+                self.param_group(g, &mut params);
+            }
+        }
+        params
     }
 
-    fn param_group(&self, p: P) -> Vec<Param> {
+    /// Adds the parameters of one group (`const A, B: Integer`) to `params`.
+    fn param_group(&self, p: P, params: &mut Vec<Param>) {
         let span = self.span(&p);
         let mut mode = ParamMode::Value;
         let mut attributes = Vec::new();
@@ -1113,9 +1128,8 @@ impl<'a> Lower<'a> {
         }
         // `A, B: T` shares the type: clones for all names but the last, which takes it.
         let last = names.pop();
-        let mut params: Vec<Param> = names
-            .into_iter()
-            .map(|(name, name_span)| Param {
+        for (name, name_span) in names {
+            params.push(Param {
                 name,
                 name_span,
                 mode,
@@ -1123,8 +1137,8 @@ impl<'a> Lower<'a> {
                 default: default.clone(),
                 attributes: attributes.clone(),
                 span,
-            })
-            .collect();
+            });
+        }
         if let Some((name, name_span)) = last {
             params.push(Param {
                 name,
@@ -1136,7 +1150,6 @@ impl<'a> Lower<'a> {
                 span,
             });
         }
-        params
     }
 
     // ------------------------------------------------------------ expressions
@@ -1196,7 +1209,7 @@ impl<'a> Lower<'a> {
                     return other();
                 };
                 if first.as_rule() == Rule::unary_op {
-                    let op = self.text(&first).to_ascii_lowercase();
+                    let op = lowercase(self.text(&first));
                     let operand = it.next().map(|o| self.expr(o));
                     return Expr {
                         text: normalize(raw_text),
@@ -1219,7 +1232,7 @@ impl<'a> Lower<'a> {
                     };
                     let kind = match (x.as_rule(), &acc.kind) {
                         (Rule::member_access, ExprKind::Ident { name }) => ExprKind::Ident {
-                            name: format!(
+                            name: compact_str::format_compact!(
                                 "{name}.{}",
                                 x.into_inner()
                                     .next()
@@ -1278,7 +1291,7 @@ impl<'a> Lower<'a> {
                                 (Some(lo), Some(hi)) => Expr {
                                     text: etext,
                                     kind: ExprKind::Binary {
-                                        op: "..".to_string(),
+                                        op: Text::const_new(".."),
                                         lhs: Box::new(lo),
                                         rhs: Box::new(self.expr(hi)),
                                     },
@@ -1320,7 +1333,7 @@ fn empty_routine(span: Span) -> Routine {
     Routine {
         kind: RoutineKind::Procedure,
         is_class: false,
-        name: String::new(),
+        name: Text::default(),
         qualifier: None,
         name_span: span,
         generic_params: Vec::new(),
@@ -1359,10 +1372,17 @@ fn number_kind(text: &str) -> ExprKind {
     }
 }
 
+/// `text` in ASCII lower case.
+fn lowercase(text: &str) -> Text {
+    let mut t = Text::from(text);
+    t.make_ascii_lowercase();
+    t
+}
+
 /// The value of a string literal: quoted pieces with `''` escapes, `#13`/`#$0D` character
 /// codes and Delphi 12 multi-line strings, concatenated.
-fn string_pieces_value<'t>(pieces: impl Iterator<Item = &'t str>) -> String {
-    let mut out = String::new();
+fn string_pieces_value<'t>(pieces: impl Iterator<Item = &'t str>) -> Text {
+    let mut out = Text::default();
     for s in pieces {
         if let Some(digits) = s.strip_prefix('#') {
             let code = match digits.strip_prefix('$') {

@@ -358,7 +358,7 @@ impl<'a> Driver<'a> {
                 .iter()
                 .any(|k| first.is(self.text, k));
         let mut kind = UnitKind::Program;
-        let mut name = String::new();
+        let mut name = ast::Text::default();
         let mut name_span = self.span(pos, pos);
         let mut hints = Vec::new();
         if head_word {
@@ -449,7 +449,7 @@ impl<'a> Driver<'a> {
     fn finish(
         &self,
         kind: UnitKind,
-        name: String,
+        name: ast::Text,
         name_span: Span,
         hints: Vec<ast::Directive>,
         sections: Vec<ast::Section>,

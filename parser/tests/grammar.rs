@@ -199,7 +199,7 @@ fn attribute_arguments_evaluate_with_the_units_constants() {
     assert_eq!(sub.params[1].mode, ParamMode::Const);
     assert_eq!(
         sub.params[1].default.as_ref().and_then(|d| env.eval(d)),
-        Some(ConstValue::Str(String::new()))
+        Some(ConstValue::Str(Default::default()))
     );
     let doc = add.doc.as_ref().expect("Add is documented");
     assert_eq!(
@@ -546,7 +546,7 @@ fn all_headings(unit: &delphi_mcp_parser::ast::Unit) -> Vec<String> {
         .routines()
         .map(|r| match &r.qualifier {
             Some(q) => format!("{q}.{}", r.name),
-            None => r.name.clone(),
+            None => r.name.to_string(),
         })
         .collect();
     for t in unit.type_decls() {
@@ -780,7 +780,7 @@ fn fpc_modes_nest_brace_comments() {
         let names: Vec<String> = result
             .unit
             .as_ref()
-            .map(|u| u.all_routines().iter().map(|r| r.name.clone()).collect())
+            .map(|u| u.all_routines().iter().map(|r| r.name.to_string()).collect())
             .unwrap_or_default();
         (result.has_errors(), names)
     };

@@ -176,7 +176,7 @@ pub fn build_project(
                 .units
                 .iter()
                 .map(|(unit, path, _)| LibraryUnit {
-                    name: unit.name.clone(),
+                    name: unit.name.to_string(),
                     path: path.clone(),
                 })
                 .collect();

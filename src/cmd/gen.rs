@@ -163,7 +163,7 @@ pub fn report(db: &SourceDb, diagnostics: &[Diagnostic]) -> bool {
 /// The library name: `name`, else the first unit's name.
 pub fn library_name(name: Option<&str>, loaded: &LoadedUnits) -> String {
     name.map(str::to_string)
-        .or_else(|| loaded.units.first().map(|(u, _, _)| u.name.clone()))
+        .or_else(|| loaded.units.first().map(|(u, _, _)| u.name.to_string()))
         .unwrap_or_else(|| "Tools".to_string())
 }
 

@@ -201,7 +201,7 @@ fn type_outline(out: &mut String, t: &ast::TypeDecl, depth: usize) {
             .iter()
             .map(|g| {
                 if g.constraints.is_empty() {
-                    g.name.clone()
+                    g.name.to_string()
                 } else {
                     format!("{}: {}", g.name, g.constraints.join(", "))
                 }
@@ -209,7 +209,7 @@ fn type_outline(out: &mut String, t: &ast::TypeDecl, depth: usize) {
             .collect();
         format!("<{}>", names.join("; "))
     };
-    let doc = doc_suffix(t.doc.as_ref());
+    let doc = doc_suffix(t.doc.as_deref());
     match &t.def {
         TypeDef::Structured(st) => {
             let kind = serde_json::to_value(st.kind)
@@ -272,7 +272,7 @@ fn type_outline(out: &mut String, t: &ast::TypeDecl, depth: usize) {
                     }
                     s
                 }
-                TypeDef::Other { target } => target.text.clone(),
+                TypeDef::Other { target } => target.text.to_string(),
                 TypeDef::Structured(_) | TypeDef::Enum(_) => String::new(),
             };
             let _ = writeln!(out, "{p}type {}{generics} = {}{doc}", t.name, clip(&text));
@@ -305,7 +305,7 @@ fn member_outline(out: &mut String, m: &Member, depth: usize, vis: &str) {
                 out,
                 "{p}{vis}property {}{params}{ty}{}",
                 prop.name,
-                doc_suffix(prop.doc.as_ref())
+                doc_suffix(prop.doc.as_deref())
             );
         }
         Member::Const(section) => {
@@ -347,13 +347,13 @@ fn routine_outline(out: &mut String, r: &Routine, depth: usize, vis: Option<&str
         .iter()
         .map(|d| match &d.arg {
             Some(arg) => format!("{} {arg}", d.name),
-            None => d.name.clone(),
+            None => d.name.to_string(),
         })
         .collect();
     if !directives.is_empty() {
         let _ = write!(line, "; {}", directives.join("; "));
     }
-    line.push_str(&doc_suffix(r.doc.as_ref()));
+    line.push_str(&doc_suffix(r.doc.as_deref()));
     let _ = writeln!(out, "{line}");
     for inner in &r.nested {
         routine_outline(out, inner, depth + 2, None);
@@ -428,14 +428,14 @@ fn type_text(t: &TypeRef) -> String {
 
 fn attribute_text(a: &Attribute) -> String {
     if a.args.is_empty() {
-        return a.name.clone();
+        return a.name.to_string();
     }
     let args: Vec<String> = a
         .args
         .iter()
         .map(|arg| match &arg.name {
             Some(n) => format!("{n} = {}", arg.value.text),
-            None => arg.value.text.clone(),
+            None => arg.value.text.to_string(),
         })
         .collect();
     format!("{}({})", a.name, args.join(", "))
