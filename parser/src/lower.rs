@@ -22,6 +22,27 @@ pub(crate) struct Lower<'a> {
     pub expr_depth: std::cell::Cell<u32>,
 }
 
+/// An operand of a flat expression row, lowered, with where it starts and ends in the item's
+/// input.
+struct Operand {
+    expr: Expr,
+    start: usize,
+    end: usize,
+}
+
+/// The children of a flat expression pair.
+type Row<'a> = std::iter::Peekable<pest::iterators::Pairs<'a, Rule>>;
+
+/// Binding strength of a binary operator pair: multiplicative over additive over relational.
+fn precedence(p: &P) -> Option<u8> {
+    match p.as_rule() {
+        Rule::rel_op => Some(0),
+        Rule::add_op => Some(1),
+        Rule::mul_op => Some(2),
+        _ => None,
+    }
+}
+
 /// Expression nesting beyond which the tree keeps only the text.
 const MAX_EXPR_DEPTH: u32 = 48;
 
@@ -1154,113 +1175,146 @@ impl<'a> Lower<'a> {
 
     // ------------------------------------------------------------ expressions
 
-    /// Lowers any expression-level pair (`expr`, `simple_expr`, `term`, `factor`, ...).
+    /// Lowers an expression pair (`expr`, `simple_expr` or `primary`).
     pub fn expr(&self, p: P) -> Expr {
         let depth = self.expr_depth.get();
         if depth >= MAX_EXPR_DEPTH {
-            return Expr {
-                text: normalize(self.text(&p)),
-                kind: ExprKind::Other,
-                span: self.span(&p),
-            };
+            return self.other_expr(&p);
         }
-        self.expr_depth.set(depth + 1);
-        let e = self.expr_inner(p);
+        // The limit counts the four precedence levels an expression once had, so deep
+        // nesting is cut at the same place.
+        self.expr_depth.set(depth + 4);
+        let e = match p.as_rule() {
+            Rule::expr | Rule::simple_expr => self.flat_expr(p),
+            Rule::primary => self.primary(p),
+            _ => self.other_expr(&p),
+        };
         self.expr_depth.set(depth);
         e
     }
 
-    fn expr_inner(&self, p: P) -> Expr {
-        // The levels above an operand (`expr` > `simple_expr` > `term` > `factor`) mostly have
-        // one child, whose text and span are the same: they are made only when used.
-        let raw_text = self.text(&p);
-        let (raw_start, raw_end) = (p.as_span().start(), p.as_span().end());
-        let other = || Expr {
-            text: normalize(raw_text),
+    /// An expression kept as text only.
+    fn other_expr(&self, p: &P) -> Expr {
+        Expr {
+            text: normalize(self.text(p)),
             kind: ExprKind::Other,
-            span: self.span_of(raw_start, raw_end),
-        };
-        match p.as_rule() {
-            Rule::expr | Rule::simple_expr | Rule::term => {
-                let mut it = p.into_inner();
-                let Some(first) = it.next() else {
-                    return other();
-                };
-                let start = first.as_span().start();
-                let mut acc = self.expr(first);
-                while let (Some(op), Some(rhs)) = (it.next(), it.next()) {
-                    let end = rhs.as_span().end();
-                    let rhs = self.expr(rhs);
-                    acc = Expr {
-                        text: normalize(self.text_of(start, end)),
-                        kind: ExprKind::Binary {
-                            op: compact(self.text(&op)).to_ascii_lowercase(),
-                            lhs: Box::new(acc),
-                            rhs: Box::new(rhs),
-                        },
-                        span: self.span_of(start, end),
-                    };
-                }
-                acc
-            }
-            Rule::factor => {
-                let mut it = p.into_inner();
-                let Some(first) = it.next() else {
-                    return other();
-                };
-                if first.as_rule() == Rule::unary_op {
-                    let op = lowercase(self.text(&first));
-                    let operand = it.next().map(|o| self.expr(o));
-                    return Expr {
-                        text: normalize(raw_text),
-                        kind: match operand {
-                            Some(o) => ExprKind::Unary {
-                                op,
-                                operand: Box::new(o),
-                            },
-                            None => ExprKind::Other,
-                        },
-                        span: self.span_of(raw_start, raw_end),
-                    };
-                }
-                let start = first.as_span().start();
-                let mut acc = self.primary(first);
-                for post in it {
-                    let end = post.as_span().end();
-                    let Some(x) = post.into_inner().next() else {
-                        continue;
-                    };
-                    let kind = match (x.as_rule(), &acc.kind) {
-                        (Rule::member_access, ExprKind::Ident { name }) => ExprKind::Ident {
-                            name: compact_str::format_compact!(
-                                "{name}.{}",
-                                x.into_inner()
-                                    .next()
-                                    .map(|n| strip_amp(self.text(&n)))
-                                    .unwrap_or_default()
-                            ),
-                        },
-                        (Rule::call_args, _) => ExprKind::Call {
-                            callee: Box::new(acc.clone()),
-                            args: x
-                                .into_inner()
-                                .filter(|a| a.as_rule() == Rule::expr)
-                                .map(|a| self.expr(a))
-                                .collect(),
-                        },
-                        _ => ExprKind::Other,
-                    };
-                    acc = Expr {
-                        text: normalize(self.text_of(start, end)),
-                        kind,
-                        span: self.span_of(start, end),
-                    };
-                }
-                acc
-            }
-            Rule::primary => self.primary(p),
-            _ => other(),
+            span: self.span(p),
         }
+    }
+
+    /// Builds the tree of a flat `operand (operator operand)*` row by precedence climbing.
+    fn flat_expr(&self, p: P) -> Expr {
+        let span = p.as_span();
+        let mut row = p.into_inner().peekable();
+        match self.operand(&mut row) {
+            Some(first) => self.climb(first, 0, &mut row).expr,
+            None => Expr {
+                text: Text::default(),
+                kind: ExprKind::Other,
+                span: self.span_of(span.start(), span.start()),
+            },
+        }
+    }
+
+    /// The next operand of a row: prefix operators (binding tighter than any binary one), a
+    /// primary and its postfixes.
+    fn operand(&self, row: &mut Row<'a>) -> Option<Operand> {
+        let c = row.next()?;
+        match c.as_rule() {
+            Rule::unary_op => {
+                let inner = self.operand(row)?;
+                let (start, end) = (c.as_span().start(), inner.end);
+                Some(Operand {
+                    expr: Expr {
+                        text: normalize(self.text_of(start, end)),
+                        kind: ExprKind::Unary {
+                            op: lowercase(self.text(&c)),
+                            operand: Box::new(inner.expr),
+                        },
+                        span: self.span_of(start, end),
+                    },
+                    start,
+                    end,
+                })
+            }
+            Rule::primary => {
+                let (start, mut end) = (c.as_span().start(), c.as_span().end());
+                let mut expr = self.primary(c);
+                while let Some(post) = row.next_if(|x| x.as_rule() == Rule::postfix) {
+                    end = post.as_span().end();
+                    expr = self.postfix(expr, start, post);
+                }
+                Some(Operand { expr, start, end })
+            }
+            _ => None,
+        }
+    }
+
+    /// Precedence climbing: folds the operators of precedence `min` or higher into `lhs`, left
+    /// to right, a tighter operator on the right taking its operands first.
+    fn climb(&self, mut lhs: Operand, min: u8, row: &mut Row<'a>) -> Operand {
+        while let Some(prec) = row.peek().and_then(precedence).filter(|&p| p >= min) {
+            let Some(op) = row.next() else {
+                break;
+            };
+            let Some(mut rhs) = self.operand(row) else {
+                break;
+            };
+            while let Some(next) = row.peek().and_then(precedence).filter(|&n| n > prec) {
+                rhs = self.climb(rhs, next, row);
+            }
+            let (start, end) = (lhs.start, rhs.end);
+            lhs = Operand {
+                expr: Expr {
+                    text: normalize(self.text_of(start, end)),
+                    kind: ExprKind::Binary {
+                        op: compact(self.text(&op)).to_ascii_lowercase(),
+                        lhs: Box::new(lhs.expr),
+                        rhs: Box::new(rhs.expr),
+                    },
+                    span: self.span_of(start, end),
+                },
+                start,
+                end,
+            };
+        }
+        lhs
+    }
+
+    /// `acc` followed by a `postfix` pair: a member access, call, index or dereference. `start`
+    /// is where `acc` starts in the item's input.
+    fn postfix(&self, acc: Expr, start: usize, post: P) -> Expr {
+        let end = post.as_span().end();
+        let Some(x) = post.into_inner().next() else {
+            return acc;
+        };
+        let text = normalize(self.text_of(start, end));
+        let span = self.span_of(start, end);
+        let kind = match (x.as_rule(), acc.kind) {
+            (Rule::member_access, ExprKind::Ident { name }) => ExprKind::Ident {
+                name: compact_str::format_compact!(
+                    "{name}.{}",
+                    x.into_inner()
+                        .next()
+                        .map(|n| strip_amp(self.text(&n)))
+                        .unwrap_or_default()
+                ),
+            },
+            (Rule::call_args, kind) => ExprKind::Call {
+                callee: Box::new(Expr {
+                    text: acc.text,
+                    kind,
+                    span: acc.span,
+                }),
+                args: x
+                    .into_inner()
+                    .filter(|a| a.as_rule() == Rule::expr)
+                    .map(|a| self.expr(a))
+                    .collect(),
+            },
+            _ => ExprKind::Other,
+        };
+        Expr { text, kind, span }
     }
 
     fn primary(&self, p: P) -> Expr {

@@ -945,7 +945,7 @@ fn rule_label(rule: Rule) -> Option<String> {
         Rule::ident | Rule::ident_list | Rule::qualified_ident | Rule::dot_name => "identifier",
         Rule::string_lit | Rule::string_piece => "string",
         Rule::number => "number",
-        Rule::expr | Rule::simple_expr | Rule::term | Rule::factor | Rule::primary => "expression",
+        Rule::expr | Rule::simple_expr | Rule::primary => "expression",
         Rule::type_ref | Rule::named_type | Rule::type_def => "type",
         Rule::directive | Rule::directive_name => "directive",
         Rule::attributes | Rule::attr_list => "attribute",
