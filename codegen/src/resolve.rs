@@ -115,7 +115,11 @@ impl<'a> TypeEnv<'a> {
                         }
                         Decl::Const(cs) => {
                             for c in &cs.items {
-                                consts.push((c.name.as_str().to_ascii_lowercase(), index, &c.value));
+                                consts.push((
+                                    c.name.as_str().to_ascii_lowercase(),
+                                    index,
+                                    &c.value,
+                                ));
                             }
                         }
                         _ => {}

@@ -77,11 +77,7 @@ pub fn parse_doc(raw: &str) -> DocComment {
 
 /// `(attributes, inner text)` of every `<tag ...>...</tag>` (case-insensitive tag names), given
 /// `("<tag", "</tag")`. `lower` is `raw` in lower case (ASCII only, so offsets are the same).
-fn elements<'t>(
-    raw: &'t str,
-    lower: &str,
-    (open, close): (&str, &str),
-) -> Vec<(&'t str, &'t str)> {
+fn elements<'t>(raw: &'t str, lower: &str, (open, close): (&str, &str)) -> Vec<(&'t str, &'t str)> {
     let mut out = Vec::new();
     let mut from = 0;
     while let Some(rel) = lower.get(from..).and_then(|s| s.find(open)) {

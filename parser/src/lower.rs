@@ -94,6 +94,7 @@ const KW_REFERENCE: char = kw("reference");
 const KW_STRICT: char = kw("strict");
 const KW_STRING: char = kw("string");
 const KW_VAR: char = kw("var");
+const PARAM_MODES: [char; 4] = [KW_CONST, KW_VAR, KW_OUT, KW_CONSTREF];
 
 /// The code of a pair's first token.
 fn first_code(p: &P) -> Option<char> {
@@ -498,7 +499,11 @@ impl<'a> Lower<'a> {
             Rule::type_ref => {
                 let tr = self.type_ref(c.clone());
                 let Some(inner) = c.into_inner().next() else {
-                    return TypeDef::Other { target: tr };
+                    // a single name or `string`
+                    return TypeDef::Alias {
+                        target: tr,
+                        distinct: false,
+                    };
                 };
                 match inner.as_rule() {
                     Rule::enum_type => TypeDef::Enum(self.enum_type(inner)),
@@ -610,9 +615,17 @@ impl<'a> Lower<'a> {
     pub fn type_ref(&self, p: P) -> TypeRef {
         let span = self.span(&p);
         let text = normalize(self.text(&p));
-        let kind = match p.into_inner().next() {
+        let kind = match p.clone().into_inner().next() {
             Some(inner) => self.type_ref_kind(inner),
-            None => TypeRefKind::Other,
+            // the grammar's short form: a single name, or `string`
+            None if first_code(&p) == Some(KW_STRING) => TypeRefKind::Named {
+                name: Text::const_new("string"),
+                generic_args: Vec::new(),
+            },
+            None => TypeRefKind::Named {
+                name: strip_amp(&text),
+                generic_args: Vec::new(),
+            },
         };
         TypeRef { kind, text, span }
     }
@@ -737,9 +750,7 @@ impl<'a> Lower<'a> {
         let mut pending_attrs: Vec<Attribute> = Vec::new();
         for c in p.into_inner() {
             match c.as_rule() {
-                Rule::packing | Rule::class_modifier => {
-                    st.modifiers.push(lowercase(self.text(&c)))
-                }
+                Rule::packing | Rule::class_modifier => st.modifiers.push(lowercase(self.text(&c))),
                 Rule::heritage => {
                     for t in c.into_inner() {
                         let span = self.span(&t);
@@ -849,13 +860,11 @@ impl<'a> Lower<'a> {
                         .members
                         .push(Member::Type(TypeSection { items, span }));
                 }
-                Rule::method_decl => {
-                    if let Some(h) = c.into_inner().next() {
-                        let mut r =
-                            self.routine_heading(h, std::mem::take(pending), self.doc_at(start));
-                        r.forward = true;
-                        current.members.push(Member::Method(r));
-                    }
+                Rule::routine_heading => {
+                    let mut r =
+                        self.routine_heading(c, std::mem::take(pending), self.doc_at(start));
+                    r.forward = true;
+                    current.members.push(Member::Method(r));
                 }
                 Rule::property_decl => {
                     let prop = self.property(c, std::mem::take(pending), self.doc_at(start));
@@ -901,6 +910,8 @@ impl<'a> Lower<'a> {
             doc,
             span,
         };
+        // where the specifier being read starts (its span runs to the end of its argument)
+        let mut spec_start = 0;
         for c in p.into_inner() {
             match c.as_rule() {
                 Rule::ident => {
@@ -913,26 +924,19 @@ impl<'a> Lower<'a> {
                     }
                 }
                 Rule::type_ref => prop.ty = Some(self.type_ref(c)),
-                Rule::prop_spec => {
-                    let sspan = self.span(&c);
-                    let mut name = Text::default();
-                    let mut arg = None;
-                    for s in c.into_inner() {
-                        match s.as_rule() {
-                            Rule::hint => {
-                                prop.specifiers.push(self.hint(s));
-                            }
-                            Rule::prop_spec_name => name = lowercase(self.text(&s)),
-                            Rule::prop_spec_arg => arg = Some(normalize(self.text(&s))),
-                            _ => {}
-                        }
-                    }
-                    if !name.is_empty() {
-                        prop.specifiers.push(Directive {
-                            name,
-                            arg,
-                            span: sspan,
-                        });
+                // a specifier's name, then its argument if it has one
+                Rule::prop_spec_name => {
+                    spec_start = c.as_span().start();
+                    prop.specifiers.push(Directive {
+                        name: lowercase(self.text(&c)),
+                        arg: None,
+                        span: self.span(&c),
+                    });
+                }
+                Rule::prop_spec_arg => {
+                    if let Some(spec) = prop.specifiers.last_mut() {
+                        spec.arg = Some(normalize(self.text(&c)));
+                        spec.span = self.span_of(spec_start, c.as_span().end());
                     }
                 }
                 Rule::prop_default => prop.specifiers.push(Directive {
@@ -987,6 +991,9 @@ impl<'a> Lower<'a> {
         r.attributes = attributes;
         r.doc = doc;
         r.is_class = first_code(&p) == Some(KW_CLASS);
+        let mut last_part: Option<(P, Option<P>)> = None;
+        let mut qualifier: Option<Text> = None;
+        let mut symbol = None;
         for c in p.into_inner() {
             match c.as_rule() {
                 Rule::routine_kind => {
@@ -998,56 +1005,20 @@ impl<'a> Lower<'a> {
                         _ => RoutineKind::Procedure,
                     }
                 }
-                Rule::routine_name => {
-                    // Name parts (`TOuter.TInner<T>.Method<U>`), each a name with optional
-                    // generic parameters; all but the last qualify the routine. FPC's
-                    // operators may end with a symbol instead of a name.
-                    let mut parts: Vec<(P, Option<P>)> = Vec::new();
-                    let mut symbol = None;
-                    for x in c.into_inner() {
-                        match x.as_rule() {
-                            Rule::ident | Rule::dot_name => parts.push((x, None)),
-                            Rule::generic_params_any | Rule::generic_args => {
-                                if let Some(last) = parts.last_mut() {
-                                    last.1 = Some(x);
-                                }
-                            }
-                            Rule::operator_symbol => symbol = Some(x),
-                            _ => {}
-                        }
+                // Name parts (`TOuter.TInner<T>.Method<U>`), each a name with optional generic
+                // parameters; all but the last qualify the routine. FPC's operators may end
+                // with a symbol instead of a name.
+                Rule::ident | Rule::dot_name => {
+                    if let Some(previous) = last_part.replace((c, None)) {
+                        self.qualify(&mut qualifier, previous);
                     }
-                    let last = match symbol {
-                        Some(symbol) => {
-                            r.name = Text::from(self.text(&symbol));
-                            r.name_span = self.span(&symbol);
-                            None
-                        }
-                        None => parts.pop(),
-                    };
-                    if let Some((name, generics)) = last {
-                        r.name = strip_amp(self.text(&name));
-                        r.name_span = self.span(&name);
-                        if let Some(g) = generics
-                            .filter(|g| g.as_rule() == Rule::generic_params_any)
-                            .and_then(|g| g.into_inner().next())
-                        {
-                            r.generic_params = self.generic_params(g);
-                        }
-                    }
-                    let mut qualifier: Option<Text> = None;
-                    for (name, generics) in &parts {
-                        let end = generics.as_ref().unwrap_or(name).as_span().end();
-                        let part = compact(self.text_of(name.as_span().start(), end));
-                        match &mut qualifier {
-                            Some(q) => {
-                                q.push('.');
-                                q.push_str(&part);
-                            }
-                            None => qualifier = Some(part),
-                        }
-                    }
-                    r.qualifier = qualifier;
                 }
+                Rule::generic_params_any | Rule::generic_args => {
+                    if let Some(last) = last_part.as_mut() {
+                        last.1 = Some(c);
+                    }
+                }
+                Rule::operator_symbol => symbol = Some(c),
                 Rule::formal_params => r.params = self.params(c),
                 Rule::result_type => {
                     for x in c.into_inner() {
@@ -1097,7 +1068,42 @@ impl<'a> Lower<'a> {
                 _ => {}
             }
         }
+        match symbol {
+            Some(symbol) => {
+                r.name = Text::from(self.text(&symbol));
+                r.name_span = self.span(&symbol);
+                if let Some(previous) = last_part {
+                    self.qualify(&mut qualifier, previous);
+                }
+            }
+            None => {
+                if let Some((name, generics)) = last_part {
+                    r.name = strip_amp(self.text(&name));
+                    r.name_span = self.span(&name);
+                    if let Some(g) = generics
+                        .filter(|g| g.as_rule() == Rule::generic_params_any)
+                        .and_then(|g| g.into_inner().next())
+                    {
+                        r.generic_params = self.generic_params(g);
+                    }
+                }
+            }
+        }
+        r.qualifier = qualifier;
         r
+    }
+
+    /// Adds a name part (with its generic parameters or arguments) to a routine's qualifier.
+    fn qualify(&self, qualifier: &mut Option<Text>, (name, generics): (P, Option<P>)) {
+        let end = generics.as_ref().unwrap_or(&name).as_span().end();
+        let part = compact(self.text_of(name.as_span().start(), end));
+        match qualifier {
+            Some(q) => {
+                q.push('.');
+                q.push_str(&part);
+            }
+            None => *qualifier = Some(part),
+        }
     }
 
     fn params(&self, p: P) -> Vec<Param> {
@@ -1113,6 +1119,7 @@ impl<'a> Lower<'a> {
     /// Adds the parameters of one group (`const A, B: Integer`) to `params`.
     fn param_group(&self, p: P, params: &mut Vec<Param>) {
         let span = self.span(&p);
+        let (p_text, p_start) = (p.as_str(), p.as_span().start());
         let mut mode = ParamMode::Value;
         let mut attributes = Vec::new();
         let mut names = Vec::new();
@@ -1121,16 +1128,16 @@ impl<'a> Lower<'a> {
         for c in p.into_inner() {
             match c.as_rule() {
                 Rule::attributes => attributes.extend(self.attributes(c)),
-                Rule::param_mode => {
-                    mode = match first_code(&c) {
+                Rule::ident_list => {
+                    // the mode is the keyword before the names (attributes hold none)
+                    let before = &p_text[..c.as_span().start() - p_start];
+                    mode = match before.chars().find(|k| PARAM_MODES.contains(k)) {
                         Some(KW_CONST) => ParamMode::Const,
                         Some(KW_VAR) => ParamMode::Var,
                         Some(KW_OUT) => ParamMode::Out,
                         Some(KW_CONSTREF) => ParamMode::ConstRef,
                         _ => ParamMode::Value,
-                    }
-                }
-                Rule::ident_list => {
+                    };
                     for n in c.into_inner() {
                         names.push((strip_amp(self.text(&n)), self.span(&n)));
                     }

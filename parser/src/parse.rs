@@ -290,6 +290,13 @@ impl<'a> Driver<'a> {
                 }
             }
         };
+        // Words that can start a directive besides the directive words themselves are
+        // covered by "directive".
+        if expected.iter().any(|e| e == "directive") {
+            const DIRECTIVE_WORDS: &[&str] =
+                &["`dependency`", "`framework`", "`library`", "`public`"];
+            expected.retain(|e| !DIRECTIVE_WORDS.contains(&e.as_str()));
+        }
         expected.sort();
         expected.dedup();
         expected.truncate(16);
@@ -954,7 +961,7 @@ fn rule_label(rule: Rule) -> Option<String> {
         Rule::visibility | Rule::vis_word => "visibility",
         Rule::formal_params => "parameter list",
         Rule::generic_params => "generic parameters",
-        Rule::prop_spec | Rule::prop_spec_name => "property specifier",
+        Rule::prop_spec_name => "property specifier",
         Rule::call_conv => "calling convention",
         Rule::routine_kind => "`procedure` or `function`",
         Rule::param_group => "parameter",
@@ -963,7 +970,7 @@ fn rule_label(rule: Rule) -> Option<String> {
         Rule::type_decl => "type declaration",
         Rule::const_decl => "constant declaration",
         Rule::var_decl | Rule::field_decl => "field or variable declaration",
-        Rule::routine_heading | Rule::routine_decl | Rule::method_decl => "routine heading",
+        Rule::routine_heading | Rule::routine_decl => "routine heading",
         Rule::property_decl => "property",
         Rule::uses_clause | Rule::used_unit => "unit name",
         Rule::enum_member => "enumeration member",

@@ -780,7 +780,12 @@ fn fpc_modes_nest_brace_comments() {
         let names: Vec<String> = result
             .unit
             .as_ref()
-            .map(|u| u.all_routines().iter().map(|r| r.name.to_string()).collect())
+            .map(|u| {
+                u.all_routines()
+                    .iter()
+                    .map(|r| r.name.to_string())
+                    .collect()
+            })
             .unwrap_or_default();
         (result.has_errors(), names)
     };
