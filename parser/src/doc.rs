@@ -80,8 +80,7 @@ pub fn parse_doc(raw: &str) -> DocComment {
 fn elements<'t>(raw: &'t str, lower: &str, (open, close): (&str, &str)) -> Vec<(&'t str, &'t str)> {
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(rel) = lower.get(from..).and_then(|s| s.find(open)) {
-        let start = from + rel;
+    while let Some(start) = find_tag(lower, from, open) {
         let after_name = start + open.len();
         // `<param>` must not match `<paramref>`
         if lower[after_name..]
@@ -102,7 +101,7 @@ fn elements<'t>(raw: &'t str, lower: &str, (open, close): (&str, &str)) -> Vec<(
             from = body_start;
             continue;
         }
-        let (inner, next) = match lower[body_start..].find(close) {
+        let (inner, next) = match find_tag(lower, body_start, close).map(|at| at - body_start) {
             Some(c) => {
                 let close_end = lower[body_start + c..]
                     .find('>')
@@ -115,6 +114,20 @@ fn elements<'t>(raw: &'t str, lower: &str, (open, close): (&str, &str)) -> Vec<(
         from = next;
     }
     out
+}
+
+/// Where `tag` (`<name` or `</name`) next occurs in `lower` at or after `from`: a search for
+/// `<` and a comparison, cheaper than a substring search on these short texts.
+fn find_tag(lower: &str, from: usize, tag: &str) -> Option<usize> {
+    let b = lower.as_bytes();
+    let mut at = from;
+    loop {
+        let lt = at + memchr::memchr(b'<', b.get(at..)?)?;
+        if b[lt..].starts_with(tag.as_bytes()) {
+            return Some(lt);
+        }
+        at = lt + 1;
+    }
 }
 
 fn attr_value(attrs: &str, name: &str) -> Option<Text> {

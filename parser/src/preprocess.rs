@@ -33,12 +33,31 @@ use crate::span::{FileId, SourceDb, Span};
 use crate::target::{self, Compiler, ConstValue, Target};
 use declared::DeclScan;
 use expr::Value;
-use lexer::{
-    brace_end, first_ident, first_symbol, line_end, paren_star_end, skip_string, INTERESTING,
-};
+use lexer::{brace_end, first_ident, first_symbol, line_end, paren_star_end, skip_string};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::rc::Rc;
+
+/// Where the next `(*` at or after `from` starts (`b.len()` when there is none). `cache` holds
+/// the answer for an earlier `from` (the callers' positions only grow); `*` is rare in code, so
+/// it is searched for rather than `(`.
+fn next_paren_star(b: &[u8], from: usize, cache: &mut Option<usize>) -> usize {
+    if let Some(at) = *cache {
+        if at >= from {
+            return at;
+        }
+    }
+    let mut j = from + 1;
+    let at = loop {
+        match b.get(j..).and_then(|rest| memchr::memchr(b'*', rest)) {
+            Some(p) if b[j + p - 1] == b'(' => break j + p - 1,
+            Some(p) => j += p + 1,
+            None => break b.len(),
+        }
+    };
+    *cache = Some(at);
+    at
+}
 
 /// Deepest include nesting accepted (Delphi's own limit is similar).
 pub const MAX_INCLUDE_DEPTH: usize = 32;
@@ -315,12 +334,14 @@ impl Pp<'_> {
             emitted: 0,
         };
         let mut i = 0;
+        let mut paren_star = None;
         while i < n {
-            let c = b[i];
-            if !INTERESTING[c as usize] {
-                i += 1;
-                continue;
-            }
+            // Jump to the next byte that can start a string, a comment or a directive.
+            let next = memchr::memchr3(b'\'', b'/', b'{', &b[i..]).map_or(n, |p| i + p);
+            i = next.min(next_paren_star(b, i, &mut paren_star));
+            let Some(&c) = b.get(i) else {
+                break;
+            };
             match c {
                 b'\'' => i = skip_string(b, i),
                 b'/' if b.get(i + 1) == Some(&b'/') => i = line_end(b, i),

@@ -318,7 +318,11 @@ pub(crate) fn skip_statements(text: &str, mut i: usize, open_blocks: usize) -> S
         i = t.end.max(i + 1);
         match t.kind {
             TokKind::Eof => return StmtEnd::Eof,
-            TokKind::Word if !after_dot && b[t.start] != b'&' => {
+            // Only words of these lengths open or close blocks: most names are passed over
+            // without a comparison.
+            TokKind::Word
+                if !after_dot && b[t.start] != b'&' && matches!(t.end - t.start, 3..=6 | 12) =>
+            {
                 let w = t.text(text);
                 if w.eq_ignore_ascii_case("end") {
                     if stack.pop().is_none() {

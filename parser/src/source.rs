@@ -168,6 +168,19 @@ pub fn line_starts(text: &str) -> Vec<u32> {
     let bytes = text.as_bytes();
     let mut starts = Vec::with_capacity(bytes.len() / 32 + 1);
     starts.push(0);
+    // Almost every file ends its lines with LF or CRLF: find the LFs alone, and take the
+    // slower path below only when some CR is not followed by an LF.
+    let mut crlf = 0;
+    for i in memchr::memchr_iter(b'\n', bytes) {
+        if i > 0 && bytes[i - 1] == b'\r' {
+            crlf += 1;
+        }
+        starts.push(i as u32 + 1);
+    }
+    if memchr::memchr_iter(b'\r', bytes).count() == crlf {
+        return starts;
+    }
+    starts.truncate(1);
     for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
         // CRLF is one line end: its CR starts nothing, its LF does.
         if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
@@ -176,4 +189,19 @@ pub fn line_starts(text: &str) -> Vec<u32> {
         starts.push(i as u32 + 1);
     }
     starts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::line_starts;
+
+    #[test]
+    fn lf_crlf_and_bare_cr_all_end_lines() {
+        assert_eq!(line_starts("a\nb\nc"), [0, 2, 4]);
+        assert_eq!(line_starts("a\r\nb\r\n"), [0, 3, 6]);
+        // a bare CR among CRLFs takes the general path
+        assert_eq!(line_starts("a\r\nb\rc\nd"), [0, 3, 5, 7]);
+        assert_eq!(line_starts("a\rb\r"), [0, 2, 4]);
+        assert_eq!(line_starts(""), [0]);
+    }
 }

@@ -47,8 +47,9 @@ pub struct SourceDb {
     by_path: RwLock<HashMap<PathBuf, FileId>>,
     /// Results of include-file searches (see [`SourceDb::memo_path`]).
     path_memo: RwLock<HashMap<String, Option<PathBuf>>>,
-    /// Folder listings read by include-file searches (see [`SourceDb::listing`]).
-    listings: RwLock<HashMap<PathBuf, Option<Arc<[Listed]>>>>,
+    /// Folder listings read by include-file searches (see [`SourceDb::listing`]), keyed by the
+    /// path's bytes: hashing a `Path` walks its components, which cost more than the lookup.
+    listings: RwLock<HashMap<std::ffi::OsString, Option<Arc<[Listed]>>>>,
 }
 
 /// One entry of a folder listing (see [`SourceDb::listing`]).
@@ -129,7 +130,7 @@ impl SourceDb {
     /// keeps a search for a missing include from costing a folder walk per unit. A run sees
     /// the folders as they were when first read.
     pub fn listing(&self, dir: &Path) -> Option<Arc<[Listed]>> {
-        memoized(&self.listings, dir, || {
+        memoized(&self.listings, dir.as_os_str(), || {
             let entries = std::fs::read_dir(dir).ok()?;
             let listed = entries.flatten().map(|entry| {
                 let mut file_type = entry.file_type().ok();

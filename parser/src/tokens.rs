@@ -514,7 +514,23 @@ enum Nesting {
 }
 
 fn nesting_of(c: char) -> Nesting {
-    let word = |w: &str| word_code(w) == c;
+    const STRUCT: [char; 2] = [kw("record"), kw("object")];
+    const STRUCT_AFTER_EQUALS: [char; 3] = [kw("class"), kw("interface"), kw("dispinterface")];
+    const CHAIN: [char; 13] = [
+        kw("not"),
+        kw("array"),
+        kw("set"),
+        kw("file"),
+        kw("of"),
+        kw("type"),
+        kw("packed"),
+        kw("bitpacked"),
+        kw("specialize"),
+        kw("reference"),
+        kw("procedure"),
+        kw("function"),
+        kw("inherited"),
+    ];
     match c as u32 {
         0x128 | 0x15B => Nesting::Open,
         0x129 | 0x15D => Nesting::Close,
@@ -523,31 +539,10 @@ fn nesting_of(c: char) -> Nesting {
         0x13B => Nesting::Semicolon,
         0x12B | 0x12D | 0x140 | 0x15E => Nesting::Prefix,
         0x13A => Nesting::Chain,
-        _ if word("record") || word("object") => Nesting::Struct,
-        _ if word("class") || word("interface") || word("dispinterface") => {
-            Nesting::StructAfterEquals
-        }
-        _ if word("end") => Nesting::End,
-        _ if [
-            "not",
-            "array",
-            "set",
-            "file",
-            "of",
-            "type",
-            "packed",
-            "bitpacked",
-            "specialize",
-            "reference",
-            "procedure",
-            "function",
-            "inherited",
-        ]
-        .iter()
-        .any(|w| word(w)) =>
-        {
-            Nesting::Chain
-        }
+        _ if STRUCT.contains(&c) => Nesting::Struct,
+        _ if STRUCT_AFTER_EQUALS.contains(&c) => Nesting::StructAfterEquals,
+        _ if c == kw("end") => Nesting::End,
+        _ if CHAIN.contains(&c) => Nesting::Chain,
         _ => Nesting::Other,
     }
 }

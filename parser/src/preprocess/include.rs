@@ -81,17 +81,21 @@ pub(crate) fn resolve(search: &Search<'_>, name: &str) -> Option<PathBuf> {
         if let Some(path) = found(&ancestor) {
             return Some(path);
         }
-        let mut children: Vec<PathBuf> = search
-            .db
-            .listing(&ancestor)
+        // Subfolders by name (the order of their paths: they share the parent), except the
+        // one just searched.
+        let listing = search.db.listing(&ancestor);
+        let mut children: Vec<&std::ffi::OsStr> = listing
             .iter()
             .flat_map(|listed| listed.iter())
             .filter(|e| e.is_dir && !e.name.as_encoded_bytes().starts_with(b"."))
-            .map(|e| ancestor.join(&e.name))
-            .filter(|p| Some(p) != previous.as_ref())
+            .map(|e| e.name.as_os_str())
+            .filter(|name| previous.as_deref().and_then(Path::file_name) != Some(name))
             .collect();
-        children.sort();
-        if let Some(path) = children.iter().find_map(|child| found(child)) {
+        children.sort_unstable();
+        if let Some(path) = children
+            .iter()
+            .find_map(|name| found(&ancestor.join(name)))
+        {
             return Some(path);
         }
         let Some(parent) = ancestor.parent() else {

@@ -3,16 +3,6 @@
 //! Every function takes the bytes of a file and a start index and returns the index just past
 //! the construct, never beyond `b.len()`, so no input can make a scan loop or panic.
 
-/// Bytes at which the main scan has to look closer: string quotes and comment openers.
-pub(crate) static INTERESTING: [bool; 256] = {
-    let mut table = [false; 256];
-    table[b'\'' as usize] = true;
-    table[b'/' as usize] = true;
-    table[b'{' as usize] = true;
-    table[b'(' as usize] = true;
-    table
-};
-
 /// Length of the run of `'` starting at `i`.
 fn quote_run(b: &[u8], i: usize) -> usize {
     b[i..].iter().take_while(|&&c| c == b'\'').count()
