@@ -6,7 +6,7 @@ use crate::grammar::Rule;
 use crate::preprocess::Preprocessed;
 use crate::span::Span;
 use crate::tokens::{kw, Tokens, CODE_WIDTH};
-use pest::iterators::Pair;
+use pest::iterators::{Pair, Pairs};
 
 type P<'i> = Pair<'i, Rule>;
 
@@ -28,6 +28,51 @@ struct Operand {
     expr: Expr,
     start: usize,
     end: usize,
+}
+
+/// The members of a structured type as they are lowered, part by part.
+pub(crate) struct Members {
+    /// Finished visibility sections.
+    sections: Vec<MemberSection>,
+    /// The section being filled.
+    current: MemberSection,
+    /// Attributes waiting for the member they belong to.
+    pending: Vec<Attribute>,
+    /// Where the latest attributes start, until the member part after them takes it (its doc
+    /// comment is before them).
+    attr_start: Option<usize>,
+}
+
+impl Default for Members {
+    fn default() -> Self {
+        Self {
+            sections: Vec::new(),
+            current: MemberSection {
+                visibility: Visibility::Default,
+                members: Vec::new(),
+            },
+            pending: Vec::new(),
+            attr_start: None,
+        }
+    }
+}
+
+impl Members {
+    /// Members that continue `sections`.
+    pub(crate) fn after(sections: Vec<MemberSection>) -> Self {
+        Self {
+            sections,
+            ..Self::default()
+        }
+    }
+
+    /// The sections, the last one included when it has members or a visibility word.
+    pub(crate) fn finish(mut self) -> Vec<MemberSection> {
+        if !self.current.members.is_empty() || self.current.visibility != Visibility::Default {
+            self.sections.push(self.current);
+        }
+        self.sections
+    }
 }
 
 /// The children of a flat expression pair.
@@ -360,11 +405,7 @@ impl<'a> Lower<'a> {
         for c in p.into_inner() {
             match c.as_rule() {
                 Rule::attributes => attributes.extend(self.attributes(c)),
-                Rule::ident_list => {
-                    for n in c.into_inner() {
-                        names.push((strip_amp(self.text(&n)), self.span(&n)));
-                    }
-                }
+                Rule::ident_list => self.list_names(&c, &mut names),
                 Rule::type_ref => ty = Some(self.type_ref(c)),
                 Rule::var_init => {
                     if let Some(v) = c
@@ -454,11 +495,7 @@ impl<'a> Lower<'a> {
             let mut constraints = Vec::new();
             for c in group.into_inner() {
                 match c.as_rule() {
-                    Rule::ident_list => {
-                        for n in c.into_inner() {
-                            names.push((strip_amp(self.text(&n)), self.span(&n)));
-                        }
-                    }
+                    Rule::ident_list => self.list_names(&c, &mut names),
                     Rule::constraint => constraints.push(normalize(self.text(&c))),
                     _ => {}
                 }
@@ -593,7 +630,7 @@ impl<'a> Lower<'a> {
         let mut of_object = false;
         for c in p.into_inner() {
             match c.as_rule() {
-                Rule::formal_params => heading.params = self.params(c),
+                Rule::param_group => self.param_group(c, &mut heading.params),
                 Rule::type_ref => heading.result = Some(self.type_ref(c)),
                 Rule::of_object => of_object = true,
                 Rule::call_conv => heading.directives.push(Directive {
@@ -743,11 +780,7 @@ impl<'a> Lower<'a> {
             sections: Vec::new(),
             guid: None,
         };
-        let mut current = MemberSection {
-            visibility: Visibility::Default,
-            members: Vec::new(),
-        };
-        let mut pending_attrs: Vec<Attribute> = Vec::new();
+        let mut members = Members::default();
         for c in p.into_inner() {
             match c.as_rule() {
                 Rule::packing | Rule::class_modifier => st.modifiers.push(lowercase(self.text(&c))),
@@ -774,33 +807,43 @@ impl<'a> Lower<'a> {
                         });
                     }
                 }
-                Rule::member => {
-                    self.member(c, &mut st.sections, &mut current, &mut pending_attrs);
-                }
-                _ => {}
+                _ => self.member_part(c, &mut members),
             }
         }
-        if !current.members.is_empty() || current.visibility != Visibility::Default {
-            st.sections.push(current);
-        }
+        st.sections = members.finish();
         st
     }
 
-    pub(crate) fn member(
-        &self,
-        p: P,
-        sections: &mut Vec<MemberSection>,
-        current: &mut MemberSection,
-        pending: &mut Vec<Attribute>,
-    ) {
-        // Only methods, properties and fields have doc comments: looked up when one comes.
-        let start = p.as_span().start();
-        for c in p.into_inner() {
+    /// Lowers the parts of members (`member` is silent: its attributes and the declaration are
+    /// children of the type, or of a `member_item`) into `m`.
+    pub(crate) fn members(&self, parts: Pairs<'a, Rule>, m: &mut Members) {
+        for c in parts {
+            self.member_part(c, m);
+        }
+    }
+
+    /// One child of a structured type that belongs to a member.
+    fn member_part(&self, c: P, m: &mut Members) {
+        let Members {
+            sections,
+            current,
+            pending,
+            attr_start,
+        } = m;
+        if c.as_rule() == Rule::attributes {
+            *attr_start = Some(c.as_span().start());
+            pending.extend(self.attributes(c));
+            return;
+        }
+        // The member starts at its attributes; only methods, properties and fields have doc
+        // comments, looked up when one comes.
+        let start = attr_start.take().unwrap_or(c.as_span().start());
+        {
             match c.as_rule() {
-                Rule::attributes => pending.extend(self.attributes(c)),
                 Rule::visibility => {
                     let strict = first_code(&c) == Some(KW_STRICT);
-                    let vis = match c.into_inner().next().and_then(|w| first_code(&w)) {
+                    // the visibility word is the last token (after an optional `strict`)
+                    let vis = match c.as_str().chars().last() {
                         Some(KW_PRIVATE) if strict => Visibility::StrictPrivate,
                         Some(KW_PRIVATE) => Visibility::Private,
                         Some(KW_PROTECTED) if strict => Visibility::StrictProtected,
@@ -1019,7 +1062,7 @@ impl<'a> Lower<'a> {
                     }
                 }
                 Rule::operator_symbol => symbol = Some(c),
-                Rule::formal_params => r.params = self.params(c),
+                Rule::param_group => self.param_group(c, &mut r.params),
                 Rule::result_type => {
                     for x in c.into_inner() {
                         match x.as_rule() {
@@ -1106,14 +1149,15 @@ impl<'a> Lower<'a> {
         }
     }
 
-    fn params(&self, p: P) -> Vec<Param> {
-        let mut params = Vec::new();
-        for g in p.into_inner() {
-            if g.as_rule() == Rule::param_group {
-                self.param_group(g, &mut params);
-            }
+    /// The names of an `ident_list` pair (`A, B, C`): its names are every other token.
+    fn list_names(&self, p: &P, names: &mut Vec<(Text, Span)>) {
+        let span = p.as_span();
+        for at in (span.start()..span.end()).step_by(2 * CODE_WIDTH) {
+            names.push((
+                strip_amp(self.text_of(at, at + CODE_WIDTH)),
+                self.span_of(at, at + CODE_WIDTH),
+            ));
         }
-        params
     }
 
     /// Adds the parameters of one group (`const A, B: Integer`) to `params`.
@@ -1138,9 +1182,7 @@ impl<'a> Lower<'a> {
                         Some(KW_CONSTREF) => ParamMode::ConstRef,
                         _ => ParamMode::Value,
                     };
-                    for n in c.into_inner() {
-                        names.push((strip_amp(self.text(&n)), self.span(&n)));
-                    }
+                    self.list_names(&c, &mut names);
                 }
                 Rule::type_ref => ty = Some(self.type_ref(c)),
                 Rule::param_default => default = c.into_inner().next().map(|e| self.expr(e)),

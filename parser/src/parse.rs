@@ -9,7 +9,7 @@
 use crate::ast::{self, Decl, SectionKind, UnitKind};
 use crate::diagnostic::Diagnostic;
 use crate::grammar::{DelphiParser, Rule};
-use crate::lower::Lower;
+use crate::lower::{Lower, Members};
 use crate::options::ParseOptions;
 use crate::preprocess::{preprocess, Preprocessed};
 use crate::scan::{self, StmtEnd, Tok, TokKind};
@@ -716,12 +716,7 @@ impl<'a> Driver<'a> {
         let ast::TypeDef::Structured(st) = &mut decl.def else {
             return None;
         };
-        let mut sections = std::mem::take(&mut st.sections);
-        let mut current = ast::MemberSection {
-            visibility: ast::Visibility::Default,
-            members: Vec::new(),
-        };
-        let mut pending = Vec::new();
+        let mut members = Members::after(std::mem::take(&mut st.sections));
         loop {
             let t = self.tok(at);
             if t.kind == TokKind::Eof {
@@ -735,20 +730,16 @@ impl<'a> Driver<'a> {
                 };
                 break;
             }
-            match self.item(Rule::member, at) {
+            match self.item(Rule::member_item, at) {
                 Ok((pair, base, end)) => {
-                    self.lower(base)
-                        .member(pair, &mut sections, &mut current, &mut pending);
+                    self.lower(base).members(pair.into_inner(), &mut members);
                     at = end.max(t.end);
                 }
                 Err(()) => at = self.skip_member(at),
             }
         }
-        if !current.members.is_empty() || current.visibility != ast::Visibility::Default {
-            sections.push(current);
-        }
         if let ast::TypeDef::Structured(st) = &mut decl.def {
-            st.sections = sections;
+            st.sections = members.finish();
         }
         decl.span = self.span(pos, at);
         Some((decl, at))
@@ -960,9 +951,8 @@ fn rule_label(rule: Rule) -> Option<String> {
         Rule::directive | Rule::directive_name => "directive",
         Rule::attributes | Rule::attr_list => "attribute",
         Rule::hint | Rule::hint_name => "hint directive",
-        Rule::member => "member declaration",
-        Rule::visibility | Rule::vis_word => "visibility",
-        Rule::formal_params => "parameter list",
+        Rule::member_item => "member declaration",
+        Rule::visibility => "visibility",
         Rule::generic_params => "generic parameters",
         Rule::prop_spec_name => "property specifier",
         Rule::call_conv => "calling convention",
