@@ -82,6 +82,22 @@ fn is_ident_start(b: u8) -> bool {
     BYTE_CLASS[b as usize] & IDENT_START != 0
 }
 
+/// The end of the identifier characters from `i`.
+pub(crate) fn ident_end(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && is_ident_char(b[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// The first position from `i` that is not a plain blank (comments are not skipped).
+pub(crate) fn skip_blanks(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && BYTE_CLASS[b[i] as usize] & BLANK != 0 {
+        i += 1;
+    }
+    i
+}
+
 fn is_ident_char(b: u8) -> bool {
     BYTE_CLASS[b as usize] & IDENT_CHAR != 0
 }
@@ -313,6 +329,30 @@ pub(crate) fn skip_statements(text: &str, mut i: usize, open_blocks: usize) -> S
     let mut stack: Vec<Opener> = vec![Opener::Block; open_blocks];
     let mut after_dot = false;
     loop {
+        // A plain ASCII name that cannot be a block keyword is passed over here, without the
+        // general tokenizer.
+        i = skip_blanks(b, i);
+        match b.get(i) {
+            Some(&c) if c.is_ascii_alphabetic() || c == b'_' => {
+                let end = ident_end(b, i + 1);
+                if !matches!(end - i, 3..=6 | 12) {
+                    i = end;
+                    after_dot = false;
+                    continue;
+                }
+            }
+            // punctuation that starts no comment, string or dotted name, taken one byte at a
+            // time (`:=` as `:` and `=` makes no difference here)
+            Some(
+                b';' | b')' | b',' | b'=' | b'+' | b'-' | b'[' | b']' | b':' | b'<' | b'>' | b'*'
+                | b'^' | b'@',
+            ) => {
+                i += 1;
+                after_dot = false;
+                continue;
+            }
+            _ => {}
+        }
         i = skip_trivia(b, i);
         let t = token_at(b, i);
         i = t.end.max(i + 1);

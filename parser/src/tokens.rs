@@ -327,6 +327,11 @@ fn word_code(word: &str) -> char {
     if !(2..=14).contains(&bytes.len()) {
         return IDENT;
     }
+    // Most words are names: no keyword has their length and first letter.
+    let first = bytes[0] | 0x20;
+    if !first.is_ascii_lowercase() || KEYWORD_SHAPES[bytes.len()] & (1 << (first - b'a')) == 0 {
+        return IDENT;
+    }
     let mut key: u128 = 0;
     for &b in bytes {
         if !b.is_ascii_alphabetic() {
@@ -334,17 +339,48 @@ fn word_code(word: &str) -> char {
         }
         key = key << 8 | u128::from(b | 0x20);
     }
-    keyword_table().get(&key).copied().unwrap_or(IDENT)
+    keyword_code(key)
 }
 
-/// Every keyword, packed as [`word_code`] packs words, with its code.
-fn keyword_table() -> &'static std::collections::HashMap<u128, char, KeyHasher> {
-    static TABLE: std::sync::OnceLock<std::collections::HashMap<u128, char, KeyHasher>> =
-        std::sync::OnceLock::new();
+/// For each word length, a bit per first letter (`a` = bit 0) that some keyword of that
+/// length starts with.
+static KEYWORD_SHAPES: [u32; 16] = {
+    let mut shapes = [0u32; 16];
+    let lists = [RESERVED, SOFT];
+    let mut l = 0;
+    while l < lists.len() {
+        let mut i = 0;
+        while i < lists[l].len() {
+            let w = lists[l][i].as_bytes();
+            if w.len() < 16 {
+                shapes[w.len()] |= 1 << (w[0] - b'a');
+            }
+            i += 1;
+        }
+        l += 1;
+    }
+    shapes
+};
+
+/// Slots of [`keyword_table`]: a power of two several times the number of keywords, so that
+/// most lookups of a name end at an empty slot right away.
+const KEYWORD_SLOTS: usize = 1024;
+
+/// The slot a packed key is looked up from (a multiplicative hash of its two halves).
+fn keyword_slot(key: u128) -> usize {
+    let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
+    (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - KEYWORD_SLOTS.trailing_zeros())) as usize
+}
+
+/// Every keyword, packed as [`word_code`] packs words, with its code, in an open-addressed
+/// table (key 0, which no word packs to, marks an empty slot).
+fn keyword_table() -> &'static [(u128, char)] {
+    static TABLE: std::sync::OnceLock<Vec<(u128, char)>> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
         let pack = |w: &str| w.bytes().fold(0u128, |k, b| k << 8 | u128::from(b));
         let code = |base: u32, i: usize| char::from_u32(base + i as u32).unwrap_or(IDENT);
-        RESERVED
+        let mut slots = vec![(0u128, IDENT); KEYWORD_SLOTS];
+        let words = RESERVED
             .iter()
             .enumerate()
             .map(|(i, w)| (pack(w), code(RESERVED_BASE, i)))
@@ -352,33 +388,28 @@ fn keyword_table() -> &'static std::collections::HashMap<u128, char, KeyHasher> 
                 SOFT.iter()
                     .enumerate()
                     .map(|(i, w)| (pack(w), code(SOFT_BASE, i))),
-            )
-            .collect()
+            );
+        for (key, code) in words {
+            let mut at = keyword_slot(key);
+            while slots[at].0 != 0 && slots[at].0 != key {
+                at = (at + 1) % KEYWORD_SLOTS;
+            }
+            slots[at] = (key, code);
+        }
+        slots
     })
 }
 
-/// A multiplicative hash for the packed keys: the table is fixed and small, so a fast
-/// hash is enough.
-type KeyHasher = std::hash::BuildHasherDefault<PackedKeyHasher>;
-
-/// See [`KeyHasher`].
-#[derive(Default)]
-struct PackedKeyHasher(u64);
-
-impl std::hash::Hasher for PackedKeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+/// The code of the keyword packed as `key`, or [`IDENT`].
+fn keyword_code(key: u128) -> char {
+    let table = keyword_table();
+    let mut at = keyword_slot(key);
+    loop {
+        match table.get(at) {
+            Some(&(k, code)) if k == key => return code,
+            Some(&(0, _)) | None => return IDENT,
+            Some(_) => at = (at + 1) % KEYWORD_SLOTS,
         }
-    }
-
-    fn write_u128(&mut self, key: u128) {
-        let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
-        self.0 = folded.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
 }
 
@@ -426,6 +457,18 @@ pub(crate) fn lex(text: &str) -> Tokens {
     };
     let mut pos = 0;
     loop {
+        // The common case first: blanks, then a plain ASCII word that is not a block keyword
+        // (a non-ASCII byte may start trivia: a BOM, a no-break space).
+        pos = scan::skip_blanks(b, pos);
+        if b.get(pos).is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_') {
+            let end = scan::ident_end(b, pos + 1);
+            let code = word_code(&text[pos..end]);
+            if code != begin && code != asm {
+                push(&mut toks, code, pos, end);
+                pos = end;
+                continue;
+            }
+        }
         let t = scan::next_token(b, pos);
         let (start, end) = (t.start, t.end);
         match t.kind {
