@@ -98,17 +98,11 @@ pub(crate) fn normalize(text: &str) -> Text {
         return Text::from(text);
     }
     let mut out = Text::with_capacity(text.len());
-    let mut space = false;
-    for c in text.trim().chars() {
-        if c.is_whitespace() {
-            space = true;
-        } else {
-            if space {
-                out.push(' ');
-                space = false;
-            }
-            out.push(c);
+    for (i, word) in text.split_whitespace().enumerate() {
+        if i > 0 {
+            out.push(' ');
         }
+        out.push_str(word);
     }
     out
 }
@@ -140,6 +134,14 @@ const KW_STRICT: char = kw("strict");
 const KW_STRING: char = kw("string");
 const KW_VAR: char = kw("var");
 const PARAM_MODES: [char; 4] = [KW_CONST, KW_VAR, KW_OUT, KW_CONSTREF];
+const KW_PROCEDURE: char = kw("procedure");
+const ROUTINE_KINDS: [char; 5] = [
+    KW_PROCEDURE,
+    KW_FUNCTION,
+    KW_CONSTRUCTOR,
+    KW_DESTRUCTOR,
+    KW_OPERATOR,
+];
 
 /// The code of a pair's first token.
 fn first_code(p: &P) -> Option<char> {
@@ -1034,20 +1036,19 @@ impl<'a> Lower<'a> {
         r.attributes = attributes;
         r.doc = doc;
         r.is_class = first_code(&p) == Some(KW_CLASS);
+        // the kind keyword comes first (after `class` or `generic`)
+        r.kind = match p.as_str().chars().find(|c| ROUTINE_KINDS.contains(c)) {
+            Some(KW_FUNCTION) => RoutineKind::Function,
+            Some(KW_CONSTRUCTOR) => RoutineKind::Constructor,
+            Some(KW_DESTRUCTOR) => RoutineKind::Destructor,
+            Some(KW_OPERATOR) => RoutineKind::Operator,
+            _ => RoutineKind::Procedure,
+        };
         let mut last_part: Option<(P, Option<P>)> = None;
         let mut qualifier: Option<Text> = None;
         let mut symbol = None;
         for c in p.into_inner() {
             match c.as_rule() {
-                Rule::routine_kind => {
-                    r.kind = match first_code(&c) {
-                        Some(KW_FUNCTION) => RoutineKind::Function,
-                        Some(KW_CONSTRUCTOR) => RoutineKind::Constructor,
-                        Some(KW_DESTRUCTOR) => RoutineKind::Destructor,
-                        Some(KW_OPERATOR) => RoutineKind::Operator,
-                        _ => RoutineKind::Procedure,
-                    }
-                }
                 // Name parts (`TOuter.TInner<T>.Method<U>`), each a name with optional generic
                 // parameters; all but the last qualify the routine. FPC's operators may end
                 // with a symbol instead of a name.

@@ -956,7 +956,6 @@ fn rule_label(rule: Rule) -> Option<String> {
         Rule::generic_params => "generic parameters",
         Rule::prop_spec_name => "property specifier",
         Rule::call_conv => "calling convention",
-        Rule::routine_kind => "`procedure` or `function`",
         Rule::param_group => "parameter",
         Rule::const_value => "value",
         Rule::generic_args => "generic arguments",
