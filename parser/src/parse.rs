@@ -931,6 +931,10 @@ fn range_label(token: &str) -> Option<&'static str> {
         Some("calling convention")
     } else if class("add", "index") {
         Some("property specifier")
+    } else if class("procedure", "class") || class("generic", "operator") {
+        Some("routine heading")
+    } else if class("strict", "automated") {
+        Some("visibility")
     } else {
         None
     }

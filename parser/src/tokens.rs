@@ -20,18 +20,40 @@ pub(crate) const CODE_WIDTH: usize = 2;
 
 /// Reserved words: never identifiers (unless written with `&`). Code U+0200 + index.
 pub(crate) const RESERVED: &[&str] = &[
+    // Routine and structured-type starts (U+0200..=U+020A), so that the grammar's first-token
+    // checks are ranges: `routine_start` takes procedure..class, `struct_start` class..type.
+    "procedure",
+    "function",
+    "constructor",
+    "destructor",
+    "class",
+    "record",
+    "interface",
+    "dispinterface",
+    "object",
+    "packed",
+    "type",
+    // Multiplicative operators (U+020B..=U+0210).
     "and",
-    "array",
     "as",
+    "div",
+    "mod",
+    "shl",
+    "shr",
+    // Additive operators (U+0211..=U+0212).
+    "or",
+    "xor",
+    // Relational operators (U+0213..=U+0214).
+    "in",
+    "is",
+    // Parameter modes (U+0215..=U+0216).
+    "const",
+    "var",
+    // Everything else.
+    "array",
     "asm",
     "begin",
     "case",
-    "class",
-    "const",
-    "constructor",
-    "destructor",
-    "dispinterface",
-    "div",
     "do",
     "downto",
     "else",
@@ -42,47 +64,32 @@ pub(crate) const RESERVED: &[&str] = &[
     "finalization",
     "finally",
     "for",
-    "function",
     "goto",
     "if",
     "implementation",
-    "in",
     "inherited",
     "initialization",
-    "interface",
-    "is",
     "label",
     "library",
-    "mod",
     "nil",
     "not",
-    "object",
     "of",
-    "or",
-    "packed",
-    "procedure",
     "program",
     "property",
     "raise",
-    "record",
     "repeat",
     "resourcestring",
     "set",
-    "shl",
-    "shr",
     "string",
     "then",
     "threadvar",
     "to",
     "try",
-    "type",
     "unit",
     "until",
     "uses",
-    "var",
     "while",
     "with",
-    "xor",
 ];
 
 /// Words the grammar gives a meaning in some places (directives, visibility, property
@@ -158,29 +165,32 @@ pub(crate) const SOFT: &[&str] = &[
     "deprecated",
     "experimental",
     "platform",
-    // Everything else (U+02BC..).
-    "absolute",
-    "align",
-    "automated",
-    "bitpacked",
-    "constref",
-    "contains",
-    "cvar",
-    "generic",
-    "helper",
-    "nested",
-    "operator",
-    "out",
-    "package",
+    // Visibility words (U+02BC..=U+02C1).
+    "strict",
     "private",
     "protected",
     "public",
     "published",
+    "automated",
+    // Soft routine starts (U+02C2..=U+02C3).
+    "generic",
+    "operator",
+    // Soft parameter modes (U+02C4..=U+02C5).
+    "out",
+    "constref",
+    // Everything else (U+02C6..).
+    "absolute",
+    "align",
+    "bitpacked",
+    "contains",
+    "cvar",
+    "helper",
+    "nested",
+    "package",
     "reference",
     "requires",
     "sealed",
     "specialize",
-    "strict",
     // linker clauses after `external` (Delphi for iOS, macOS, Android)
     "dependency",
     "framework",
@@ -460,7 +470,9 @@ pub(crate) fn lex(text: &str) -> Tokens {
         // The common case first: blanks, then a plain ASCII word that is not a block keyword
         // (a non-ASCII byte may start trivia: a BOM, a no-break space).
         pos = scan::skip_blanks(b, pos);
-        if b.get(pos).is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_') {
+        if b.get(pos)
+            .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')
+        {
             let end = scan::ident_end(b, pos + 1);
             let code = word_code(&text[pos..end]);
             if code != begin && code != asm {

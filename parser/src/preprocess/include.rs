@@ -92,10 +92,7 @@ pub(crate) fn resolve(search: &Search<'_>, name: &str) -> Option<PathBuf> {
             .filter(|name| previous.as_deref().and_then(Path::file_name) != Some(name))
             .collect();
         children.sort_unstable();
-        if let Some(path) = children
-            .iter()
-            .find_map(|name| found(&ancestor.join(name)))
-        {
+        if let Some(path) = children.iter().find_map(|name| found(&ancestor.join(name))) {
             return Some(path);
         }
         let Some(parent) = ancestor.parent() else {
