@@ -1167,7 +1167,7 @@ impl<'a> Lower<'a> {
         let (p_text, p_start) = (p.as_str(), p.as_span().start());
         let mut mode = ParamMode::Value;
         let mut attributes = Vec::new();
-        let mut names = Vec::new();
+        let mut names = 0..0;
         let mut ty = None;
         let mut default = None;
         for c in p.into_inner() {
@@ -1183,7 +1183,7 @@ impl<'a> Lower<'a> {
                         Some(KW_CONSTREF) => ParamMode::ConstRef,
                         _ => ParamMode::Value,
                     };
-                    self.list_names(&c, &mut names);
+                    names = c.as_span().start()..c.as_span().end();
                 }
                 Rule::type_ref => ty = Some(self.type_ref(c)),
                 Rule::param_default => default = c.into_inner().next().map(|e| self.expr(e)),
@@ -1197,29 +1197,37 @@ impl<'a> Lower<'a> {
         {
             mode = ParamMode::ConstRef;
         }
-        // `A, B: T` shares the type: clones for all names but the last, which takes it.
-        let last = names.pop();
-        for (name, name_span) in names {
-            params.push(Param {
-                name,
-                name_span,
-                mode,
-                ty: ty.clone(),
-                default: default.clone(),
-                attributes: attributes.clone(),
-                span,
-            });
-        }
-        if let Some((name, name_span)) = last {
-            params.push(Param {
-                name,
-                name_span,
-                mode,
-                ty,
-                default,
-                attributes,
-                span,
-            });
+        // The names are every other token of the list. `A, B: T` shares the type: clones for
+        // all names but the last, which takes it.
+        let mut at = names.start;
+        while at < names.end {
+            let (name, name_span) = (
+                strip_amp(self.text_of(at, at + CODE_WIDTH)),
+                self.span_of(at, at + CODE_WIDTH),
+            );
+            at += 2 * CODE_WIDTH;
+            if at < names.end {
+                params.push(Param {
+                    name,
+                    name_span,
+                    mode,
+                    ty: ty.clone(),
+                    default: default.clone(),
+                    attributes: attributes.clone(),
+                    span,
+                });
+            } else {
+                params.push(Param {
+                    name,
+                    name_span,
+                    mode,
+                    ty,
+                    default,
+                    attributes,
+                    span,
+                });
+                break;
+            }
         }
     }
 

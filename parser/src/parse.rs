@@ -158,6 +158,17 @@ fn is_routine_word(w: &str) -> bool {
     .any(|k| w.eq_ignore_ascii_case(k))
 }
 
+/// `word` in ASCII lower case in `buf`, without an allocation; empty for words longer than
+/// any keyword or not ASCII (which no keyword comparison matches).
+fn lower_word<'b>(word: &str, buf: &'b mut [u8; 16]) -> &'b str {
+    let Some(out) = buf.get_mut(..word.len()).filter(|_| word.is_ascii()) else {
+        return "";
+    };
+    out.copy_from_slice(word.as_bytes());
+    out.make_ascii_lowercase();
+    std::str::from_utf8(out).unwrap_or("")
+}
+
 fn is_reserved(w: &str) -> bool {
     tokens::RESERVED.iter().any(|k| w.eq_ignore_ascii_case(k))
 }
@@ -300,6 +311,10 @@ impl<'a> Driver<'a> {
             &[]
         };
         expected.retain(|e| !covered.contains(&e.as_str()));
+        // A member declaration covers the ways one can start.
+        if expected.iter().any(|e| e == "member declaration") {
+            expected.retain(|e| e != "routine heading" && e != "visibility");
+        }
         expected.sort();
         expected.dedup();
         expected.truncate(16);
@@ -509,8 +524,9 @@ impl<'a> Driver<'a> {
             if t.kind == TokKind::Eof {
                 break;
             }
-            let w = t.text(self.text).to_ascii_lowercase();
-            let next = match w.as_str() {
+            let mut buf = [0; 16];
+            let w = lower_word(t.text(self.text), &mut buf);
+            let next = match w {
                 "implementation" | "initialization" | "finalization" | "begin" | "end"
                     if t.kind == TokKind::Word =>
                 {
@@ -558,7 +574,8 @@ impl<'a> Driver<'a> {
     /// not start a declaration; `Some((None, end))` when the item was consumed with errors.
     fn decl(&mut self, with_bodies: bool, pos: usize) -> Option<(Option<Decl>, usize)> {
         let t = scan::token_at(self.bytes(), pos);
-        let w = t.text(self.text).to_ascii_lowercase();
+        let mut buf = [0; 16];
+        let w = lower_word(t.text(self.text), &mut buf);
         if t.kind == TokKind::Punct && w == "[" {
             // attributes before a routine
             let after = scan::skip_brackets(self.text, pos);
@@ -575,7 +592,7 @@ impl<'a> Driver<'a> {
         if t.kind != TokKind::Word {
             return None;
         }
-        Some(match w.as_str() {
+        Some(match w {
             "const" | "resourcestring" => self.const_section(pos, t.end, w == "resourcestring"),
             "type" => self.type_section(pos, t.end),
             "var" | "threadvar" => self.var_section(pos, t.end, w == "threadvar"),
