@@ -103,3 +103,21 @@ fn missing_path_is_an_error() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("Nothing.pas"));
 }
+
+#[test]
+fn a_reader_that_stops_early_gets_no_panic() {
+    // The read end is closed before the report is written: the write fails with a broken
+    // pipe, which must end the command quietly (as `inspect --json . | head` does).
+    let dir = fixtures().join("units");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_delphi-mcp"))
+        .args(["inspect", "--json", dir.to_str().expect("utf-8 path")])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("delphi-mcp runs");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("delphi-mcp ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "stderr: {stderr}");
+    assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
+}

@@ -47,14 +47,15 @@ pub fn run(args: Args) -> miette::Result<ExitCode> {
     let failed = results.iter().any(ParseResult::has_errors);
     if args.json {
         let doc = json_document(&db, &files, &results);
-        let text = serde_json::to_string_pretty(&doc).map_err(|e| miette::miette!("{e}"))?;
-        println!("{text}");
+        let mut text = serde_json::to_string_pretty(&doc).map_err(|e| miette::miette!("{e}"))?;
+        text.push('\n');
+        write_stdout(&text)?;
     } else {
         let mut out = String::new();
         for (path, result) in files.iter().zip(&results) {
             outline(&mut out, path, result);
         }
-        print!("{out}");
+        write_stdout(&out)?;
         for result in &results {
             for d in &result.diagnostics {
                 eprint!("{}", d.render(&db));
@@ -463,5 +464,21 @@ fn clip(text: &str) -> String {
         format!("{cut}…")
     } else {
         text.to_string()
+    }
+}
+
+/// Writes the report to stdout. A reader that stops early (`inspect --json . | head`) is not
+/// an error: the rest of the report is dropped quietly.
+fn write_stdout(text: &str) -> miette::Result<()> {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(miette::miette!("cannot write the report to stdout: {e}"))
+        }
+        _ => Ok(()),
     }
 }
