@@ -76,7 +76,7 @@ impl Members {
 }
 
 /// The children of a flat expression pair.
-type Row<'a> = std::iter::Peekable<pest::iterators::Pairs<'a, Rule>>;
+type Row<'a> = std::iter::Peekable<Pairs<'a, Rule>>;
 
 /// Binding strength of a binary operator pair: multiplicative over additive over relational.
 fn precedence(p: &P) -> Option<u8> {
@@ -840,105 +840,102 @@ impl<'a> Lower<'a> {
         // The member starts at its attributes; only methods, properties and fields have doc
         // comments, looked up when one comes.
         let start = attr_start.take().unwrap_or(c.as_span().start());
-        {
-            match c.as_rule() {
-                Rule::visibility => {
-                    let strict = first_code(&c) == Some(KW_STRICT);
-                    // the visibility word is the last token (after an optional `strict`)
-                    let vis = match c.as_str().chars().last() {
-                        Some(KW_PRIVATE) if strict => Visibility::StrictPrivate,
-                        Some(KW_PRIVATE) => Visibility::Private,
-                        Some(KW_PROTECTED) if strict => Visibility::StrictProtected,
-                        Some(KW_PROTECTED) => Visibility::Protected,
-                        Some(KW_PUBLIC) => Visibility::Public,
-                        Some(KW_PUBLISHED) => Visibility::Published,
-                        Some(KW_AUTOMATED) => Visibility::Automated,
-                        _ => Visibility::Default,
-                    };
-                    let old = std::mem::replace(
-                        current,
-                        MemberSection {
-                            visibility: vis,
-                            members: Vec::new(),
-                        },
-                    );
-                    if !old.members.is_empty() || old.visibility != Visibility::Default {
-                        sections.push(old);
-                    }
+        match c.as_rule() {
+            Rule::visibility => {
+                let strict = first_code(&c) == Some(KW_STRICT);
+                // the visibility word is the last token (after an optional `strict`)
+                let vis = match c.as_str().chars().last() {
+                    Some(KW_PRIVATE) if strict => Visibility::StrictPrivate,
+                    Some(KW_PRIVATE) => Visibility::Private,
+                    Some(KW_PROTECTED) if strict => Visibility::StrictProtected,
+                    Some(KW_PROTECTED) => Visibility::Protected,
+                    Some(KW_PUBLIC) => Visibility::Public,
+                    Some(KW_PUBLISHED) => Visibility::Published,
+                    Some(KW_AUTOMATED) => Visibility::Automated,
+                    _ => Visibility::Default,
+                };
+                let old = std::mem::replace(
+                    current,
+                    MemberSection {
+                        visibility: vis,
+                        members: Vec::new(),
+                    },
+                );
+                if !old.members.is_empty() || old.visibility != Visibility::Default {
+                    sections.push(old);
                 }
-                Rule::class_var_block | Rule::var_block => {
-                    let is_class = c.as_rule() == Rule::class_var_block;
-                    for f in c.into_inner().filter(|f| f.as_rule() == Rule::field_decl) {
-                        for mut field in self.var_decl(f) {
-                            if !pending.is_empty() {
-                                let mut attrs = std::mem::take(pending);
-                                attrs.append(&mut field.attributes);
-                                field.attributes = attrs;
-                            }
-                            current.members.push(Member::Field { field, is_class });
-                        }
-                    }
-                }
-                Rule::const_block => {
-                    let span = self.span(&c);
-                    let items = c
-                        .into_inner()
-                        .filter(|d| d.as_rule() == Rule::const_decl)
-                        .map(|d| self.const_decl(d))
-                        .collect();
-                    pending.clear();
-                    current.members.push(Member::Const(ConstSection {
-                        resourcestring: false,
-                        items,
-                        span,
-                    }));
-                }
-                Rule::type_block => {
-                    let span = self.span(&c);
-                    let items = c
-                        .into_inner()
-                        .filter(|d| d.as_rule() == Rule::type_decl)
-                        .map(|d| self.type_decl(d))
-                        .collect();
-                    pending.clear();
-                    current
-                        .members
-                        .push(Member::Type(TypeSection { items, span }));
-                }
-                Rule::routine_heading => {
-                    let mut r =
-                        self.routine_heading(c, std::mem::take(pending), self.doc_at(start));
-                    r.forward = true;
-                    current.members.push(Member::Method(r));
-                }
-                Rule::property_decl => {
-                    let prop = self.property(c, std::mem::take(pending), self.doc_at(start));
-                    current.members.push(Member::Property(prop));
-                }
-                Rule::variant_part => {
-                    current.members.push(Member::Variant {
-                        span: self.span(&c),
-                    });
-                }
-                Rule::field_decl => {
-                    let doc = self.doc_at(start);
-                    for mut field in self.var_decl(c) {
+            }
+            Rule::class_var_block | Rule::var_block => {
+                let is_class = c.as_rule() == Rule::class_var_block;
+                for f in c.into_inner().filter(|f| f.as_rule() == Rule::field_decl) {
+                    for mut field in self.var_decl(f) {
                         if !pending.is_empty() {
                             let mut attrs = std::mem::take(pending);
                             attrs.append(&mut field.attributes);
                             field.attributes = attrs;
                         }
-                        if field.doc.is_none() {
-                            field.doc = doc.clone();
-                        }
-                        current.members.push(Member::Field {
-                            field,
-                            is_class: false,
-                        });
+                        current.members.push(Member::Field { field, is_class });
                     }
                 }
-                _ => {}
             }
+            Rule::const_block => {
+                let span = self.span(&c);
+                let items = c
+                    .into_inner()
+                    .filter(|d| d.as_rule() == Rule::const_decl)
+                    .map(|d| self.const_decl(d))
+                    .collect();
+                pending.clear();
+                current.members.push(Member::Const(ConstSection {
+                    resourcestring: false,
+                    items,
+                    span,
+                }));
+            }
+            Rule::type_block => {
+                let span = self.span(&c);
+                let items = c
+                    .into_inner()
+                    .filter(|d| d.as_rule() == Rule::type_decl)
+                    .map(|d| self.type_decl(d))
+                    .collect();
+                pending.clear();
+                current
+                    .members
+                    .push(Member::Type(TypeSection { items, span }));
+            }
+            Rule::routine_heading => {
+                let mut r = self.routine_heading(c, std::mem::take(pending), self.doc_at(start));
+                r.forward = true;
+                current.members.push(Member::Method(r));
+            }
+            Rule::property_decl => {
+                let prop = self.property(c, std::mem::take(pending), self.doc_at(start));
+                current.members.push(Member::Property(prop));
+            }
+            Rule::variant_part => {
+                current.members.push(Member::Variant {
+                    span: self.span(&c),
+                });
+            }
+            Rule::field_decl => {
+                let doc = self.doc_at(start);
+                for mut field in self.var_decl(c) {
+                    if !pending.is_empty() {
+                        let mut attrs = std::mem::take(pending);
+                        attrs.append(&mut field.attributes);
+                        field.attributes = attrs;
+                    }
+                    if field.doc.is_none() {
+                        field.doc = doc.clone();
+                    }
+                    current.members.push(Member::Field {
+                        field,
+                        is_class: false,
+                    });
+                }
+            }
+            _ => {}
         }
     }
 
