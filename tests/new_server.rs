@@ -56,6 +56,9 @@ fn scaffolded_server_serves_delphi_and_rust_tools() {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let build = Command::new(cargo)
         .args(["build", "--offline", "--quiet"])
+        // The workspace's dev profile (see its Cargo.toml), so the built dependencies are reused.
+        .args(["--config", "profile.dev.debug=\"line-tables-only\""])
+        .args(["--config", "profile.dev.package.\"*\".debug=false"])
         .current_dir(&crate_dir)
         .env("CARGO_TARGET_DIR", &target_dir)
         .output()
