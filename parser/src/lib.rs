@@ -11,6 +11,7 @@
 
 pub mod ast;
 pub mod diagnostic;
+mod direct;
 pub mod doc;
 pub mod eval;
 mod grammar;
@@ -27,5 +28,5 @@ mod tokens;
 pub use diagnostic::{Diagnostic, Label, Severity};
 pub use eval::{ConstEnv, ConstLookup};
 pub use options::ParseOptions;
-pub use parse::{parse_file, parse_loaded, parse_text, ParseResult};
+pub use parse::{parse_file, parse_loaded, parse_text, parse_text_grammar_only, ParseResult};
 pub use span::{FileId, SourceDb, SourceFile, Span};

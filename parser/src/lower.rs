@@ -73,6 +73,75 @@ impl Members {
         }
         self.sections
     }
+
+    /// Attributes at `start` of the item's input, waiting for the member after them.
+    pub(crate) fn attributes(&mut self, start: usize, attributes: Vec<Attribute>) {
+        self.attr_start = Some(start);
+        self.pending.extend(attributes);
+    }
+
+    /// Where the member part at `start` begins: at its attributes, when it has some (its doc
+    /// comment is before them).
+    pub(crate) fn member_start(&mut self, start: usize) -> usize {
+        self.attr_start.take().unwrap_or(start)
+    }
+
+    /// The attributes waiting for a member, for the member that takes them.
+    pub(crate) fn take_pending(&mut self) -> Vec<Attribute> {
+        std::mem::take(&mut self.pending)
+    }
+
+    /// Adds a member to the current section.
+    pub(crate) fn push(&mut self, member: Member) {
+        self.current.members.push(member);
+    }
+
+    /// Starts a section of visibility `vis` (a visibility word).
+    pub(crate) fn visibility(&mut self, vis: Visibility) {
+        let old = std::mem::replace(
+            &mut self.current,
+            MemberSection {
+                visibility: vis,
+                members: Vec::new(),
+            },
+        );
+        if !old.members.is_empty() || old.visibility != Visibility::Default {
+            self.sections.push(old);
+        }
+    }
+
+    /// Adds the fields of one field declaration: the waiting attributes go to its first name,
+    /// `doc` (the comment before the member's attributes) to the names that have none.
+    pub(crate) fn fields(&mut self, fields: Vec<VarDecl>, doc: Option<Box<DocComment>>) {
+        for mut field in fields {
+            if !self.pending.is_empty() {
+                let mut attrs = std::mem::take(&mut self.pending);
+                attrs.append(&mut field.attributes);
+                field.attributes = attrs;
+            }
+            if field.doc.is_none() {
+                field.doc = doc.clone();
+            }
+            self.push(Member::Field {
+                field,
+                is_class: false,
+            });
+        }
+    }
+}
+
+/// The visibility a visibility word's code stands for (`strict` before it or not).
+pub(crate) fn visibility_of(word: char, strict: bool) -> Visibility {
+    match word {
+        KW_PRIVATE if strict => Visibility::StrictPrivate,
+        KW_PRIVATE => Visibility::Private,
+        KW_PROTECTED if strict => Visibility::StrictProtected,
+        KW_PROTECTED => Visibility::Protected,
+        KW_PUBLIC => Visibility::Public,
+        KW_PUBLISHED => Visibility::Published,
+        KW_AUTOMATED => Visibility::Automated,
+        _ => Visibility::Default,
+    }
 }
 
 /// The children of a flat expression pair.
@@ -165,12 +234,12 @@ fn needs_normalizing(text: &str) -> bool {
             .any(|&c| c >= 0x80 || (c.is_ascii_whitespace() && c != b' '))
 }
 
-fn strip_amp(name: &str) -> Text {
+pub(crate) fn strip_amp(name: &str) -> Text {
     Text::from(name.strip_prefix('&').unwrap_or(name))
 }
 
 /// A name with inner whitespace removed (`System . SysUtils` → `System.SysUtils`).
-fn compact(text: &str) -> Text {
+pub(crate) fn compact(text: &str) -> Text {
     if !text.bytes().any(|c| c >= 0x80 || c.is_ascii_whitespace()) {
         return Text::from(text);
     }
@@ -184,7 +253,7 @@ impl<'a> Lower<'a> {
     }
 
     /// The source span of the tokens at `start..end` of the item's input.
-    fn span_of(&self, start: usize, end: usize) -> Span {
+    pub(crate) fn span_of(&self, start: usize, end: usize) -> Span {
         let (from, to) = self.toks.text_range(self.base + start, self.base + end);
         self.pp.span(from, to)
     }
@@ -196,16 +265,21 @@ impl<'a> Lower<'a> {
     }
 
     /// The source text of the tokens at `start..end` of the item's input.
-    fn text_of(&self, start: usize, end: usize) -> &'a str {
+    pub(crate) fn text_of(&self, start: usize, end: usize) -> &'a str {
         let (from, to) = self.toks.text_range(self.base + start, self.base + end);
         self.pp.text.get(from..to).unwrap_or("")
     }
 
     /// The value of a `string_lit` pair.
     fn string_value(&self, p: P) -> Text {
-        // the pieces are the string literal's tokens (one code each)
         let span = p.as_span();
-        let pieces = (span.start()..span.end())
+        self.string_value_of(span.start(), span.end())
+    }
+
+    /// The value of the string literal at `start..end` of the item's input.
+    pub(crate) fn string_value_of(&self, start: usize, end: usize) -> Text {
+        // the pieces are the string literal's tokens (one code each)
+        let pieces = (start..end)
             .step_by(CODE_WIDTH)
             .map(|at| self.text_of(at, at + CODE_WIDTH));
         string_pieces_value(pieces)
@@ -216,7 +290,7 @@ impl<'a> Lower<'a> {
     }
 
     /// The `///` comment before the token at `start` of the item's input.
-    fn doc_at(&self, start: usize) -> Option<Box<DocComment>> {
+    pub(crate) fn doc_at(&self, start: usize) -> Option<Box<DocComment>> {
         doc::doc_before(self.pp, self.toks.text_start(self.base + start)).map(Box::new)
     }
 
@@ -826,55 +900,30 @@ impl<'a> Lower<'a> {
 
     /// One child of a structured type that belongs to a member.
     fn member_part(&self, c: P, m: &mut Members) {
-        let Members {
-            sections,
-            current,
-            pending,
-            attr_start,
-        } = m;
         if c.as_rule() == Rule::attributes {
-            *attr_start = Some(c.as_span().start());
-            pending.extend(self.attributes(c));
+            m.attributes(c.as_span().start(), self.attributes(c));
             return;
         }
         // The member starts at its attributes; only methods, properties and fields have doc
         // comments, looked up when one comes.
-        let start = attr_start.take().unwrap_or(c.as_span().start());
+        let start = m.member_start(c.as_span().start());
         match c.as_rule() {
             Rule::visibility => {
-                let strict = first_code(&c) == Some(KW_STRICT);
                 // the visibility word is the last token (after an optional `strict`)
-                let vis = match c.as_str().chars().last() {
-                    Some(KW_PRIVATE) if strict => Visibility::StrictPrivate,
-                    Some(KW_PRIVATE) => Visibility::Private,
-                    Some(KW_PROTECTED) if strict => Visibility::StrictProtected,
-                    Some(KW_PROTECTED) => Visibility::Protected,
-                    Some(KW_PUBLIC) => Visibility::Public,
-                    Some(KW_PUBLISHED) => Visibility::Published,
-                    Some(KW_AUTOMATED) => Visibility::Automated,
-                    _ => Visibility::Default,
-                };
-                let old = std::mem::replace(
-                    current,
-                    MemberSection {
-                        visibility: vis,
-                        members: Vec::new(),
-                    },
-                );
-                if !old.members.is_empty() || old.visibility != Visibility::Default {
-                    sections.push(old);
-                }
+                let strict = first_code(&c) == Some(KW_STRICT);
+                let word = c.as_str().chars().last().unwrap_or_default();
+                m.visibility(visibility_of(word, strict));
             }
             Rule::class_var_block | Rule::var_block => {
                 let is_class = c.as_rule() == Rule::class_var_block;
                 for f in c.into_inner().filter(|f| f.as_rule() == Rule::field_decl) {
                     for mut field in self.var_decl(f) {
-                        if !pending.is_empty() {
-                            let mut attrs = std::mem::take(pending);
+                        if !m.pending.is_empty() {
+                            let mut attrs = m.take_pending();
                             attrs.append(&mut field.attributes);
                             field.attributes = attrs;
                         }
-                        current.members.push(Member::Field { field, is_class });
+                        m.push(Member::Field { field, is_class });
                     }
                 }
             }
@@ -885,8 +934,8 @@ impl<'a> Lower<'a> {
                     .filter(|d| d.as_rule() == Rule::const_decl)
                     .map(|d| self.const_decl(d))
                     .collect();
-                pending.clear();
-                current.members.push(Member::Const(ConstSection {
+                m.pending.clear();
+                m.push(Member::Const(ConstSection {
                     resourcestring: false,
                     items,
                     span,
@@ -899,41 +948,24 @@ impl<'a> Lower<'a> {
                     .filter(|d| d.as_rule() == Rule::type_decl)
                     .map(|d| self.type_decl(d))
                     .collect();
-                pending.clear();
-                current
-                    .members
-                    .push(Member::Type(TypeSection { items, span }));
+                m.pending.clear();
+                m.push(Member::Type(TypeSection { items, span }));
             }
             Rule::routine_heading => {
-                let mut r = self.routine_heading(c, std::mem::take(pending), self.doc_at(start));
+                let mut r = self.routine_heading(c, m.take_pending(), self.doc_at(start));
                 r.forward = true;
-                current.members.push(Member::Method(r));
+                m.push(Member::Method(r));
             }
             Rule::property_decl => {
-                let prop = self.property(c, std::mem::take(pending), self.doc_at(start));
-                current.members.push(Member::Property(prop));
+                let prop = self.property(c, m.take_pending(), self.doc_at(start));
+                m.push(Member::Property(prop));
             }
-            Rule::variant_part => {
-                current.members.push(Member::Variant {
-                    span: self.span(&c),
-                });
-            }
+            Rule::variant_part => m.push(Member::Variant {
+                span: self.span(&c),
+            }),
             Rule::field_decl => {
                 let doc = self.doc_at(start);
-                for mut field in self.var_decl(c) {
-                    if !pending.is_empty() {
-                        let mut attrs = std::mem::take(pending);
-                        attrs.append(&mut field.attributes);
-                        field.attributes = attrs;
-                    }
-                    if field.doc.is_none() {
-                        field.doc = doc.clone();
-                    }
-                    current.members.push(Member::Field {
-                        field,
-                        is_class: false,
-                    });
-                }
+                m.fields(self.var_decl(c), doc);
             }
             _ => {}
         }
@@ -1438,7 +1470,7 @@ impl<'a> Lower<'a> {
     }
 }
 
-fn empty_routine(span: Span) -> Routine {
+pub(crate) fn empty_routine(span: Span) -> Routine {
     Routine {
         kind: RoutineKind::Procedure,
         is_class: false,
@@ -1459,7 +1491,7 @@ fn empty_routine(span: Span) -> Routine {
 }
 
 /// Value of a numeric literal.
-fn number_kind(text: &str) -> ExprKind {
+pub(crate) fn number_kind(text: &str) -> ExprKind {
     let clean: String = text.chars().filter(|&c| c != '_').collect();
     let parsed = if let Some(hex) = clean.strip_prefix('$') {
         i128::from_str_radix(hex, 16).ok()
@@ -1482,7 +1514,7 @@ fn number_kind(text: &str) -> ExprKind {
 }
 
 /// `text` in ASCII lower case.
-fn lowercase(text: &str) -> Text {
+pub(crate) fn lowercase(text: &str) -> Text {
     let mut t = Text::from(text);
     t.make_ascii_lowercase();
     t

@@ -8,6 +8,7 @@
 
 use crate::ast::{self, Decl, SectionKind, UnitKind};
 use crate::diagnostic::Diagnostic;
+use crate::direct::Direct;
 use crate::grammar::{DelphiParser, Rule};
 use crate::lower::{Lower, Members};
 use crate::options::ParseOptions;
@@ -66,11 +67,33 @@ pub fn parse_text(
 
 /// Parses a file already loaded into `db`.
 pub fn parse_loaded(db: &SourceDb, file: FileId, opts: &ParseOptions) -> ParseResult {
+    parse_loaded_with(db, file, opts, true)
+}
+
+/// Parses in-memory source text with the grammar alone, without the direct path that reads
+/// plain declarations without pest (`direct.rs`): for tests that compare the two.
+#[doc(hidden)]
+pub fn parse_text_grammar_only(
+    db: &SourceDb,
+    virtual_path: &Path,
+    text: &str,
+    opts: &ParseOptions,
+) -> ParseResult {
+    let file = source::add_text(db, virtual_path, text.to_string());
+    parse_loaded_with(db, file, opts, false)
+}
+
+fn parse_loaded_with(
+    db: &SourceDb,
+    file: FileId,
+    opts: &ParseOptions,
+    direct: bool,
+) -> ParseResult {
     init_limits();
     let pp = preprocess(db, file, opts);
     let toks = tokens::lex(&pp.text);
     let mut diagnostics = pp.diagnostics.clone();
-    let unit = match run_driver(&pp, &toks) {
+    let unit = match run_driver(&pp, &toks, direct) {
         Ok((unit, mut diags)) => {
             diagnostics.append(&mut diags);
             Some(unit)
@@ -98,9 +121,13 @@ const DEEP_STACK: usize = 256 << 20;
 
 /// Runs the driver over the tokens, on this thread when their nesting is shallow (all real
 /// code) and on a thread with a large stack otherwise, so deep nesting cannot overflow a stack.
-fn run_driver(pp: &Preprocessed, toks: &Tokens) -> Result<(ast::Unit, Vec<Diagnostic>), String> {
+fn run_driver(
+    pp: &Preprocessed,
+    toks: &Tokens,
+    direct: bool,
+) -> Result<(ast::Unit, Vec<Diagnostic>), String> {
     let drive = || {
-        let mut driver = Driver::new(pp, toks);
+        let mut driver = Driver::new(pp, toks, direct);
         let unit = driver.unit();
         (unit, driver.diags)
     };
@@ -143,6 +170,8 @@ struct Driver<'a> {
     text: &'a str,
     diags: Vec<Diagnostic>,
     nesting: u32,
+    /// Whether plain declarations are read by the direct path before the grammar is tried.
+    direct: bool,
 }
 
 fn is_routine_word(w: &str) -> bool {
@@ -174,13 +203,14 @@ fn is_reserved(w: &str) -> bool {
 }
 
 impl<'a> Driver<'a> {
-    fn new(pp: &'a Preprocessed, toks: &'a Tokens) -> Self {
+    fn new(pp: &'a Preprocessed, toks: &'a Tokens, direct: bool) -> Self {
         Self {
             pp,
             toks,
             text: &pp.text,
             diags: Vec::new(),
             nesting: 0,
+            direct,
         }
     }
 
@@ -204,6 +234,25 @@ impl<'a> Driver<'a> {
             base,
             expr_depth: Default::default(),
         }
+    }
+
+    /// Reads the item at `pos` of the text with the direct path: the tree and the end of its
+    /// last token in the text, or `None` when the item is left to the grammar.
+    fn direct<T>(
+        &self,
+        pos: usize,
+        read: impl FnOnce(&mut Direct) -> Option<T>,
+    ) -> Option<(T, usize)> {
+        if !self.direct {
+            return None;
+        }
+        let base = self.toks.index_at(pos) * CODE_WIDTH;
+        let input = self.toks.code.get(base..)?;
+        let lower = self.lower(base);
+        let mut reader = Direct::new(&lower, input);
+        let value = read(&mut reader)?;
+        let (_, end) = self.toks.text_range(base, base + reader.pos());
+        Some((value, end.max(pos)))
     }
 
     /// Runs `rule` on the tokens from `pos` of the text; on failure records a diagnostic.
@@ -650,10 +699,12 @@ impl<'a> Driver<'a> {
     /// Items of a section started by the keyword at `kw_start..kw_end`.
     /// `fallback` gets a second chance at an item that failed as a whole (with the failure's
     /// diagnostics dropped when it takes the item).
+    /// `direct` reads an item without the grammar when it can.
     fn section_items<T>(
         &mut self,
         kw_end: usize,
         rule: Rule,
+        direct: fn(&mut Direct) -> Option<T>,
         mut lower: impl FnMut(&Lower<'a>, Pair<'a, Rule>, &mut Vec<T>),
         fallback: fn(&mut Self, usize) -> Option<(T, usize)>,
     ) -> (Vec<T>, usize, usize) {
@@ -664,6 +715,12 @@ impl<'a> Driver<'a> {
             pos = scan::skip_trivia(self.bytes(), pos);
             if !self.starts_item(pos) {
                 break;
+            }
+            if let Some((item, end)) = self.direct(pos, direct) {
+                items.push(item);
+                pos = end;
+                last_end = end;
+                continue;
             }
             let errors_before = self.diags.len();
             match self.item(rule, pos) {
@@ -695,6 +752,7 @@ impl<'a> Driver<'a> {
         let (items, pos, last) = self.section_items(
             kw_end,
             Rule::const_decl,
+            |_| None,
             |l, p, out| out.push(l.const_decl(p)),
             |_, _| None,
         );
@@ -713,6 +771,7 @@ impl<'a> Driver<'a> {
         let (items, pos, last) = self.section_items(
             kw_end,
             Rule::type_decl,
+            |d| d.type_decl(),
             |l, p, out| out.push(l.type_decl(p)),
             Self::structured_by_members,
         );
@@ -811,6 +870,7 @@ impl<'a> Driver<'a> {
         let (items, pos, last) = self.section_items(
             kw_end,
             Rule::var_decl,
+            |_| None,
             |l, p, out| out.extend(l.var_decl(p)),
             |_, _| None,
         );
@@ -828,11 +888,13 @@ impl<'a> Driver<'a> {
     // -------------------------------------------------------------------- routines
 
     fn routine(&mut self, with_body: bool, pos: usize) -> (Option<Decl>, usize) {
-        let (pair, base, end) = match self.item(Rule::routine_decl, pos) {
-            Ok(x) => x,
-            Err(()) => return (None, self.recover(pos, pos, false)),
+        let (mut r, end) = match self.direct(pos, |d| d.routine_decl()) {
+            Some(read) => read,
+            None => match self.item(Rule::routine_decl, pos) {
+                Ok((pair, base, end)) => (self.lower(base).routine_decl(pair), end),
+                Err(()) => return (None, self.recover(pos, pos, false)),
+            },
         };
-        let mut r = self.lower(base).routine_decl(pair);
         let no_body = r.has_directive("forward") || r.has_directive("external");
         if !with_body || no_body {
             r.forward = true;

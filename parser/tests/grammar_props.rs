@@ -1,7 +1,9 @@
 //! No input may panic or hang the parser: random bytes, random token soup and mutated
-//! fixture units. (No time budget is asserted; a hang would stall the test run.)
+//! fixture units. (No time budget is asserted; a hang would stall the test run.) Each input is
+//! also parsed with the grammar alone: the direct path for plain declarations must give the
+//! same tree and the same diagnostics.
 
-use delphi_mcp_parser::{parse_text, ParseOptions, SourceDb};
+use delphi_mcp_parser::{parse_text, parse_text_grammar_only, ParseOptions, SourceDb};
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -107,12 +109,20 @@ fn fixtures() -> Vec<String> {
 
 fn parse(text: &str) {
     let db = SourceDb::new();
-    let result = parse_text(&db, Path::new("Fuzz.pas"), text, &ParseOptions::default());
+    let path = Path::new("Fuzz.pas");
+    let result = parse_text(&db, path, text, &ParseOptions::default());
     // every diagnostic must render (spans inside the text)
     for d in &result.diagnostics {
         let _ = d.render(&db);
     }
     assert!(result.unit.is_some() || result.has_errors());
+    let grammar = parse_text_grammar_only(&db, path, text, &ParseOptions::default());
+    let same_file = |r: &delphi_mcp_parser::ParseResult| format!("{:?}", (&r.unit, &r.diagnostics));
+    assert_eq!(
+        same_file(&result).replace("FileId(0)", "FileId(1)"),
+        same_file(&grammar),
+        "the direct path and the grammar disagree on:\n{text}"
+    );
 }
 
 proptest! {

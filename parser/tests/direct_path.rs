@@ -1,0 +1,282 @@
+//! The direct path (plain declarations read without pest, `src/direct.rs`) must build the
+//! tree the grammar builds, with the same diagnostics: every fixture, the benchmark's synthetic
+//! unit and a unit of shapes at the edges of what the direct path reads are parsed both ways.
+//! (`tests/grammar_props.rs` does the same for random and mutated input.)
+
+#[path = "../benches/parse.rs"]
+#[allow(dead_code)]
+mod bench;
+
+use delphi_mcp_parser::{parse_text, parse_text_grammar_only, ParseOptions, ParseResult, SourceDb};
+use std::path::{Path, PathBuf};
+
+/// The tree and diagnostics of `text` parsed both ways, for comparison.
+fn both_ways(path: &Path, text: &str) -> (String, String) {
+    let show = |r: &ParseResult| format!("{:#?}", (&r.unit, &r.diagnostics));
+    let opts = ParseOptions::default();
+    let direct = show(&parse_text(&SourceDb::new(), path, text, &opts));
+    let grammar = show(&parse_text_grammar_only(
+        &SourceDb::new(),
+        path,
+        text,
+        &opts,
+    ));
+    (direct, grammar)
+}
+
+fn assert_same(path: &Path, text: &str) {
+    let (direct, grammar) = both_ways(path, text);
+    if direct != grammar {
+        let first = direct
+            .lines()
+            .zip(grammar.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(0);
+        let around = |s: &str| {
+            s.lines()
+                .skip(first.saturating_sub(12))
+                .take(20)
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        panic!(
+            "{}: the direct path and the grammar disagree at line {first} of the tree\n\
+             --- direct path:\n{}\n--- grammar:\n{}",
+            path.display(),
+            around(&direct),
+            around(&grammar)
+        );
+    }
+}
+
+fn pascal_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        if path.is_dir() {
+            pascal_files(&path, out);
+        } else if path.extension().is_some_and(|x| {
+            ["pas", "dpr", "dpk", "lpr", "inc"].contains(&x.to_str().unwrap_or(""))
+        }) {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_fixture_gives_the_grammars_tree() {
+    let mut files = Vec::new();
+    pascal_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"),
+        &mut files,
+    );
+    files.sort();
+    assert!(files.len() > 20, "fixtures not found: {files:?}");
+    for path in files {
+        let bytes = std::fs::read(&path).expect("read fixture");
+        assert_same(&path, &String::from_utf8_lossy(&bytes));
+    }
+}
+
+#[test]
+fn the_synthetic_unit_gives_the_grammars_tree() {
+    assert_same(Path::new("Synthetic.pas"), &bench::synthetic_unit(12));
+}
+
+/// Declarations the direct path reads, and near them shapes it must leave to the grammar
+/// (arguments of directives and specifiers, `class var`, variant parts, generic types, ...).
+const EDGES: &str = r#"unit DirectEdges;
+
+interface
+
+type
+  /// <summary>Forward and plain.</summary>
+  TFwd = class;
+  TFwd2 = class(TObject);
+  IFwd = interface;
+  TColor = (Red, Green, &Blue, platform);
+  TOne = (Single);
+  TRange = (Low)..(High);
+  TNumbers = 1..10;
+  TAlias = System.Integer;
+  TStr = String;
+  TShort = string[20];
+  TPtr = ^TRecord;
+  TArr = array of string;
+  TConsts = array of const;
+  TFixed = array[0..3] of Byte;
+  TList2 = TList<TPair<string, Integer>>;
+  TCp = AnsiString(1252);
+  [Attr1, Attr2('x', 2)] [Attr3]
+  TAttributed = class abstract(TInterfacedObject, IInterface)
+  strict private
+    FName, FOther: string;
+    /// <summary>Documented field.</summary>
+    [FieldAttr] FValue: Integer;
+    /// <summary>Second.</summary>
+    [A, B] FPair1, FPair2: Int64;
+  private
+    Strict: Boolean;
+    Read: Integer;
+    function GetItem(Index: Integer): string;
+  protected
+    procedure DoIt; virtual; abstract;
+    procedure Both; virtual abstract;
+    procedure Handle(var Msg: TMessage); message WM_USER;
+    function Over: Integer; overload; stdcall;
+    function Over(const A: Integer = -1; B: Double = 1.5e3; C: Boolean = not True): Integer; overload;
+    procedure NoSemi; overload
+  public
+    constructor Create(out constref: Integer; const out: string);
+    class function Make: TAttributed; static;
+    class procedure Reg;
+    class var Counter: Integer;
+    class property Count: Integer read Counter;
+    property Name: string read FName write FName;
+    property Items[Index: Integer]: string read GetItem; default;
+    property Value: Integer read FValue write FValue default 0 stored False;
+    property Other: string read FOther nodefault;
+    property Deep: string read FOwner.FName;
+    property Called: string read Get(1);
+    property Hinted: Integer read FValue; deprecated;
+    property Redeclared;
+    property Idx: Integer index 3 read GetIdx;
+    [McpTool('a' + 'b' + cX * 2 - 1, 'desc' + #13#10 + 'more')]
+    procedure Tool(const S: string = 'x''y');
+    [McpTool(Name = 'n')]
+    procedure NamedArg;
+    [Result: NotNull]
+    function Targeted: TObject;
+    procedure Called2(A: Integer = High(Integer));
+    procedure Compare(A: Boolean = 1 < 2);
+    function Resolved: Integer;
+    function IFoo.Bar = Resolved;
+    procedure Visible; public
+    procedure AfterPublic;
+    procedure WithAttrParam([Ref] const A: TRec);
+    function GenericMethod<T>(const A: T): T;
+    procedure Dotted.Name.Parts;
+  published
+    property Pub: Integer read FValue;
+  end;
+
+  TRec = record
+    A, B: Integer;
+    case Integer of
+      0: (C: Byte);
+  end;
+  TRec2 = record
+    X: Double;
+    procedure Clear;
+    class operator Add(const A, B: TRec2): TRec2;
+  end align 8;
+  TRec3 = packed record X: Byte; end;
+  TRec4 = record
+  end;
+  TRec5 = record
+    const Size = 4;
+  end;
+  IService = interface(IInterface)
+    ['{11111111-2222-3333-4444-555555555555}']
+    function Run(const Input: string): string;
+  end;
+  IBare = interface
+    [SID_Bare]
+    procedure X;
+  end;
+  IAttr = interface
+    [McpTool('x')]
+    procedure Y;
+  end;
+  IDisp = dispinterface
+    ['{11111111-2222-3333-4444-555555555556}']
+    procedure Z; dispid 1;
+  end;
+  TGen<T: class> = class(TObject)
+    F: T;
+  end;
+  TSpecial = class(TList<Integer>.TEnumerator)
+  end;
+  TProcType = procedure(A: Integer) of object;
+  TFunc = reference to function: Integer;
+  THelper = class helper for TObject
+  end;
+  TDistinct = type Integer;
+  THinted = class end deprecated 'use X';
+  TMeta = class of TObject;
+  TSealed = class sealed
+    FA: Integer
+  end;
+  TLast = class
+    procedure P; overload
+  end;
+
+procedure Plain;
+function WithDefaults(A: Integer = 1 + 2 * 3; const B: string = 'a' + 'b'): Boolean; inline;
+procedure Ext; external 'lib.dll' name 'ext';
+procedure ExtPlain; external;
+procedure Cdecl(A: PChar); cdecl; varargs;
+function Dotted(A: System.SysUtils.TBytes; B: array of const): System.Integer; deprecated;
+[Attr] procedure AttrProc;
+procedure Fwd; forward;
+procedure Lib; library;
+procedure Pub; public name 'pub';
+procedure Framework; external 'x' dependency 'c++';
+procedure Params(A, B: Integer; var C; const D; out E: string; constref F: TRec);
+procedure Trailing(A: Integer;);
+procedure Empty();
+function NoParens: Integer; cdecl deprecated;
+
+implementation
+
+procedure TAttributed.DoIt;
+begin
+end;
+
+constructor TAttributed.Create(out constref: Integer; const out: string);
+begin
+end;
+
+class function TAttributed.Make: TAttributed;
+begin
+  Result := nil;
+end;
+
+function TOuter.TInner.Method(A: Integer): Integer;
+  procedure Nested(B: Integer);
+  begin
+  end;
+begin
+end;
+
+function TGen<T>.Get: T;
+begin
+end;
+
+procedure Plain;
+var
+  X: Integer;
+begin
+end;
+
+end.
+"#;
+
+#[test]
+fn edge_shapes_give_the_grammars_tree() {
+    assert_same(Path::new("DirectEdges.pas"), EDGES);
+}
+
+#[test]
+fn each_edge_shape_alone_gives_the_grammars_tree() {
+    // One declaration at a time inside a minimal unit, so a disagreement names its line.
+    for line in EDGES
+        .lines()
+        .filter(|l| l.starts_with("  T") || l.starts_with("procedure"))
+    {
+        let text = format!("unit One;\ninterface\ntype\n  TBox = class\n{line}\n  end;\n{line}\nimplementation\nend.\n");
+        assert_same(Path::new("One.pas"), &text);
+    }
+}
