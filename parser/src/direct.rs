@@ -15,7 +15,8 @@
 
 use crate::ast::*;
 use crate::lower::{
-    compact, lowercase, normalize, number_kind, strip_amp, visibility_of, Lower, Members,
+    compact, empty_routine, lowercase, normalize, number_kind, strip_amp, visibility_of, Lower,
+    Members,
 };
 use crate::span::Span;
 use crate::tokens::{kw, ASSIGN, CODE_WIDTH, DOTDOT, IDENT, NUMBER, STRING};
@@ -54,6 +55,19 @@ const C_ASSIGN: u32 = ASSIGN as u32;
 const C_DOTDOT: u32 = DOTDOT as u32;
 
 const K_ABSTRACT: u32 = word("abstract");
+const K_ABSOLUTE: u32 = word("absolute");
+const K_CONTAINS: u32 = word("contains");
+const K_CVAR: u32 = word("cvar");
+const K_EXPORT: u32 = word("export");
+const K_EXTERNAL: u32 = word("external");
+const K_PACKAGE: u32 = word("package");
+const K_PACKED: u32 = word("packed");
+const K_PROGRAM: u32 = word("program");
+const K_REQUIRES: u32 = word("requires");
+const K_SET: u32 = word("set");
+const K_TO: u32 = word("to");
+const K_UNIT: u32 = word("unit");
+const K_USES: u32 = word("uses");
 const K_ALIAS: u32 = word("alias");
 const K_ALIGN: u32 = word("align");
 const K_AND: u32 = word("and");
@@ -84,6 +98,7 @@ const K_NAME: u32 = word("name");
 const K_NIL: u32 = word("nil");
 const K_NOT: u32 = word("not");
 const K_OF: u32 = word("of");
+const K_OBJECT: u32 = word("object");
 const K_OPERATOR: u32 = word("operator");
 const K_OR: u32 = word("or");
 const K_OUT: u32 = word("out");
@@ -117,6 +132,7 @@ const DIRECTIVE_NAMES: (u32, u32) = (word("dispid"), word("platform"));
 const HINT_NAMES: (u32, u32) = (word("deprecated"), word("platform"));
 const PROP_SPEC_NAMES: (u32, u32) = (word("add"), word("index"));
 const VIS_WORDS: (u32, u32) = (word("private"), word("automated"));
+const CALL_CONVS: (u32, u32) = (word("cdecl"), word("winapi"));
 
 /// `directive_name`.
 fn is_directive_name(c: u32) -> bool {
@@ -131,6 +147,11 @@ fn is_hint_name(c: u32) -> bool {
 /// `prop_spec_name`.
 fn is_prop_spec_name(c: u32) -> bool {
     (PROP_SPEC_NAMES.0..=PROP_SPEC_NAMES.1).contains(&c)
+}
+
+/// `call_conv`.
+fn is_call_conv(c: u32) -> bool {
+    (CALL_CONVS.0..=CALL_CONVS.1).contains(&c)
 }
 
 /// `vis_word`.
@@ -264,6 +285,142 @@ impl<'l, 'a> Direct<'l, 'a> {
     /// The text of the one token at `at`.
     fn token_text(&self, at: usize) -> &'a str {
         self.text(at, at + CODE_WIDTH)
+    }
+
+    // ------------------------------------------------------------ unit head, uses, constants, variables
+
+    /// `unit_head` without program parameters, `in 'file'` and hints: the kind, the name and
+    /// its span.
+    pub(crate) fn unit_head(&mut self) -> Option<(UnitKind, Text, Span, Vec<Directive>)> {
+        let kind = match self.peek() {
+            K_UNIT => UnitKind::Unit,
+            K_PROGRAM => UnitKind::Program,
+            K_LIBRARY => UnitKind::Library,
+            K_PACKAGE => UnitKind::Package,
+            _ => return None,
+        };
+        self.bump();
+        let start = self.at;
+        self.qualified_ident()?;
+        let end = self.at;
+        self.expect(SEMI)?;
+        Some((
+            kind,
+            compact(self.text(start, end)),
+            self.span(start, end),
+            Vec::new(),
+        ))
+    }
+
+    /// `uses_clause`.
+    pub(crate) fn uses_clause(&mut self) -> Option<UsesClause> {
+        if !matches!(self.peek(), K_USES | K_REQUIRES | K_CONTAINS) {
+            return None;
+        }
+        let keyword = lowercase(self.token_text(self.at));
+        self.bump();
+        let mut units = Vec::new();
+        loop {
+            let start = self.at;
+            self.qualified_ident()?;
+            let name = compact(self.text(start, self.at));
+            let mut in_file = None;
+            if self.eat(K_IN) {
+                let file_at = self.at;
+                if self.peek() != C_STRING {
+                    return None;
+                }
+                while self.peek() == C_STRING {
+                    self.bump();
+                }
+                in_file = Some(self.lower.string_value_of(file_at, self.at));
+            }
+            units.push(UsedUnit {
+                name,
+                in_file,
+                span: self.span(start, self.at),
+            });
+            if self.eat(COMMA) {
+                if self.peek() == SEMI {
+                    break;
+                }
+                continue;
+            }
+            break;
+        }
+        self.expect(SEMI)?;
+        Some(UsesClause {
+            keyword,
+            units,
+            span: self.span(0, self.at),
+        })
+    }
+
+    /// `const_decl` whose value is an expression this reader takes, without hints.
+    pub(crate) fn const_decl(&mut self, out: &mut Vec<ConstDecl>) -> Option<()> {
+        let start = self.at;
+        let doc = self.lower.doc_at(start);
+        let attributes = self.attributes()?;
+        if !is_name(self.peek()) {
+            return None;
+        }
+        let name_at = self.at;
+        self.bump();
+        let ty = if self.eat(COLON) {
+            Some(self.type_ref()?)
+        } else {
+            None
+        };
+        self.expect(EQ)?;
+        let value = self.expr()?;
+        self.expect(SEMI)?;
+        out.push(ConstDecl {
+            name: strip_amp(self.token_text(name_at)),
+            name_span: self.span(name_at, name_at + CODE_WIDTH),
+            ty,
+            value,
+            attributes,
+            doc,
+            hints: Vec::new(),
+            span: self.span(start, self.at),
+        });
+        Some(())
+    }
+
+    /// `var_decl` without hints, initial values and linkage (`external`, `cvar`, ...).
+    pub(crate) fn var_decl(&mut self, out: &mut Vec<VarDecl>) -> Option<()> {
+        let start = self.at;
+        let doc = self.lower.doc_at(start);
+        let attributes = self.attributes()?;
+        let names_start = self.at;
+        self.ident_list()?;
+        let names_end = self.at;
+        self.expect(COLON)?;
+        let ty = self.type_ref()?;
+        if matches!(self.peek(), EQ | K_ABSOLUTE) {
+            return None;
+        }
+        self.expect(SEMI)?;
+        // `var_linkage`: a linkage word not followed by what makes it a name
+        if matches!(self.peek(), K_CVAR | K_EXTERNAL | K_PUBLIC | K_EXPORT)
+            && !matches!(self.peek_at(1), COLON | COMMA | EQ)
+        {
+            return None;
+        }
+        let span = self.span(start, self.at);
+        out.extend(
+            self.list_names(names_start, names_end)
+                .map(|(name, name_span)| VarDecl {
+                    name,
+                    name_span,
+                    ty: ty.clone(),
+                    value: None,
+                    attributes: attributes.clone(),
+                    doc: doc.clone(),
+                    span,
+                }),
+        );
+        Some(())
     }
 
     // ------------------------------------------------------------ names and attributes
@@ -534,6 +691,10 @@ impl<'l, 'a> Direct<'l, 'a> {
             TypeRefKind::Pointer {
                 target: Box::new(self.nested_type_ref()?),
             }
+        } else if c == K_SET && self.peek_at(1) == K_OF {
+            self.at += 2 * CODE_WIDTH;
+            self.nested_type_ref()?;
+            TypeRefKind::Other
         } else {
             return None;
         };
@@ -600,6 +761,47 @@ impl<'l, 'a> Direct<'l, 'a> {
         Some(args)
     }
 
+    /// `generic_params`.
+    fn generic_params(&mut self) -> Option<Vec<GenericParam>> {
+        self.expect(LT)?;
+        let mut out = Vec::new();
+        loop {
+            let names_start = self.at;
+            self.ident_list()?;
+            let names_end = self.at;
+            let mut constraints = Vec::new();
+            if self.eat(COLON) {
+                loop {
+                    let start = self.at;
+                    if matches!(
+                        self.peek(),
+                        K_CLASS | K_RECORD | K_CONSTRUCTOR | K_INTERFACE
+                    ) {
+                        self.bump();
+                    } else {
+                        self.named_type()?;
+                    }
+                    constraints.push(normalize(self.text(start, self.at)));
+                    if !self.eat(COMMA) {
+                        break;
+                    }
+                }
+            }
+            out.extend(
+                self.list_names(names_start, names_end)
+                    .map(|(name, span)| GenericParam {
+                        name,
+                        constraints: constraints.clone(),
+                        span,
+                    }),
+            );
+            if !self.eat(SEMI) {
+                self.expect(GT)?;
+                return Some(out);
+            }
+        }
+    }
+
     // ------------------------------------------------------------ routines
 
     /// `routine_decl`: attributes and a heading.
@@ -626,12 +828,12 @@ impl<'l, 'a> Direct<'l, 'a> {
         }
         let mut part = self.at;
         self.bump();
+        let mut generic_params = self.name_generics()?;
         let mut qualifier: Option<Text> = None;
         loop {
             match self.peek() {
-                LT => return None,
                 DOT if is_dot_name(self.peek_at(1)) => {
-                    let q = compact(self.token_text(part));
+                    let q = compact(self.text(part, self.at));
                     match qualifier.as_mut() {
                         Some(qualifier) => {
                             qualifier.push('.');
@@ -641,6 +843,7 @@ impl<'l, 'a> Direct<'l, 'a> {
                     }
                     part = self.at + CODE_WIDTH;
                     self.at += 2 * CODE_WIDTH;
+                    generic_params = self.name_generics()?;
                 }
                 DOT => return None,
                 _ => break,
@@ -670,7 +873,7 @@ impl<'l, 'a> Direct<'l, 'a> {
             name: strip_amp(self.token_text(part)),
             qualifier,
             name_span: self.span(part, part + CODE_WIDTH),
-            generic_params: Vec::new(),
+            generic_params,
             params,
             result,
             directives,
@@ -681,6 +884,16 @@ impl<'l, 'a> Direct<'l, 'a> {
             nested: Vec::new(),
             span,
         })
+    }
+
+    /// The generic parameters after a routine's name part (`name_part`), if any; `None` for
+    /// generic arguments (`IEnumerable<TPair<K, V>>.GetEnumerator`), left to the grammar.
+    fn name_generics(&mut self) -> Option<Vec<GenericParam>> {
+        if self.peek() == LT {
+            self.generic_params()
+        } else {
+            Some(Vec::new())
+        }
     }
 
     /// `formal_params`.
@@ -819,17 +1032,23 @@ impl<'l, 'a> Direct<'l, 'a> {
         let start = self.at;
         let doc = self.lower.doc_at(start);
         let attributes = self.attributes()?;
-        if !is_name(self.peek()) || self.peek() == K_GENERIC || self.peek_at(1) != EQ {
+        if !is_name(self.peek()) || self.peek() == K_GENERIC {
             return None;
         }
         let name_at = self.at;
-        self.at += 2 * CODE_WIDTH;
+        self.bump();
+        let generic_params = if self.peek() == LT {
+            self.generic_params()?
+        } else {
+            Vec::new()
+        };
+        self.expect(EQ)?;
         let def = self.type_def()?;
         self.expect(SEMI)?;
         Some(TypeDecl {
             name: strip_amp(self.token_text(name_at)),
             name_span: self.span(name_at, name_at + CODE_WIDTH),
-            generic_params: Vec::new(),
+            generic_params,
             def,
             attributes,
             doc,
@@ -840,14 +1059,25 @@ impl<'l, 'a> Direct<'l, 'a> {
 
     /// `type_def`.
     fn type_def(&mut self) -> Option<TypeDef> {
+        let mut packing = None;
+        if self.peek() == K_PACKED && matches!(self.peek_at(1), K_CLASS | K_RECORD) {
+            packing = Some(lowercase(self.token_text(self.at)));
+            self.bump();
+        }
         let c = self.peek();
         let kind = match c {
             K_CLASS if !matches!(self.peek_at(1), K_OF | K_HELPER) => StructuredKind::Class,
             K_RECORD if self.peek_at(1) != K_HELPER => StructuredKind::Record,
             K_INTERFACE => StructuredKind::Interface,
             K_DISPINTERFACE => StructuredKind::DispInterface,
-            _ if is_struct_start(c) => return None,
+            _ if is_struct_start(c) || packing.is_some() => return None,
             LP => return self.enum_type(),
+            K_SET if self.peek_at(1) == K_OF => {
+                self.at += 2 * CODE_WIDTH;
+                let element = self.type_ref()?;
+                return Some(TypeDef::Set { element });
+            }
+            K_PROCEDURE | K_FUNCTION | K_REFERENCE => return self.proc_type(),
             _ => {
                 let target = self.type_ref()?;
                 return Some(match target.kind {
@@ -860,7 +1090,60 @@ impl<'l, 'a> Direct<'l, 'a> {
                 });
             }
         };
-        self.structured(kind).map(TypeDef::Structured)
+        let mut st = self.structured(kind)?;
+        if let Some(packing) = packing {
+            st.modifiers.insert(0, packing);
+        }
+        Some(TypeDef::Structured(st))
+    }
+
+    /// `proc_type` without calling conventions and hints, as the whole type definition.
+    fn proc_type(&mut self) -> Option<TypeDef> {
+        let start = self.at;
+        let reference_to = self.peek() == K_REFERENCE;
+        if reference_to {
+            if self.peek_at(1) != K_TO {
+                return None;
+            }
+            self.at += 2 * CODE_WIDTH;
+        }
+        let kind = match self.peek() {
+            K_PROCEDURE => RoutineKind::Procedure,
+            K_FUNCTION => RoutineKind::Function,
+            _ => return None,
+        };
+        self.bump();
+        let mut params = Vec::new();
+        if self.peek() == LP {
+            self.formal_params(&mut params)?;
+        }
+        let result = if self.eat(COLON) {
+            Some(self.type_ref()?)
+        } else {
+            None
+        };
+        let of_object = self.peek() == K_OF;
+        if of_object {
+            if self.peek_at(1) != K_OBJECT {
+                return None;
+            }
+            self.at += 2 * CODE_WIDTH;
+        }
+        // `is nested`, calling conventions and hints are left to the grammar
+        if self.peek() != SEMI || is_call_conv(self.peek_at(1)) || is_hint_name(self.peek_at(1)) {
+            return None;
+        }
+        let span = self.span(start, self.at);
+        let mut heading = empty_routine(span);
+        heading.kind = kind;
+        heading.params = params;
+        heading.result = result;
+        heading.forward = true;
+        Some(TypeDef::Procedural(ProceduralType {
+            reference_to,
+            of_object,
+            heading,
+        }))
     }
 
     /// `enum_type` without values, as the whole type definition.

@@ -436,9 +436,15 @@ impl<'a> Driver<'a> {
         let mut name_span = self.span(pos, pos);
         let mut hints = Vec::new();
         if head_word {
-            match self.item(Rule::unit_head, pos) {
-                Ok((pair, base, end)) => {
-                    (kind, name, name_span, hints) = self.lower(base).unit_head(pair);
+            let head = match self.direct(pos, |d| d.unit_head()) {
+                Some(read) => Ok(read),
+                None => self
+                    .item(Rule::unit_head, pos)
+                    .map(|(pair, base, end)| (self.lower(base).unit_head(pair), end)),
+            };
+            match head {
+                Ok(((k, n, s, h), end)) => {
+                    (kind, name, name_span, hints) = (k, n, s, h);
                     pos = end;
                 }
                 Err(()) => {
@@ -582,12 +588,17 @@ impl<'a> Driver<'a> {
                     break
                 }
                 "uses" | "requires" | "contains" if t.kind == TokKind::Word => {
-                    match self.item(Rule::uses_clause, pos) {
-                        Ok((pair, base, end)) => {
-                            uses.push(self.lower(base).uses_clause(pair));
-                            end
+                    if let Some((clause, end)) = self.direct(pos, |d| d.uses_clause()) {
+                        uses.push(clause);
+                        end
+                    } else {
+                        match self.item(Rule::uses_clause, pos) {
+                            Ok((pair, base, end)) => {
+                                uses.push(self.lower(base).uses_clause(pair));
+                                end
+                            }
+                            Err(()) => self.recover(pos, pos, false),
                         }
-                        Err(()) => self.recover(pos, pos, false),
                     }
                 }
                 _ => match self.decl(kind != SectionKind::Interface, pos) {
@@ -699,12 +710,12 @@ impl<'a> Driver<'a> {
     /// Items of a section started by the keyword at `kw_start..kw_end`.
     /// `fallback` gets a second chance at an item that failed as a whole (with the failure's
     /// diagnostics dropped when it takes the item).
-    /// `direct` reads an item without the grammar when it can.
+    /// `direct` reads an item without the grammar when it can (adding to the items only then).
     fn section_items<T>(
         &mut self,
         kw_end: usize,
         rule: Rule,
-        direct: fn(&mut Direct) -> Option<T>,
+        direct: fn(&mut Direct, &mut Vec<T>) -> Option<()>,
         mut lower: impl FnMut(&Lower<'a>, Pair<'a, Rule>, &mut Vec<T>),
         fallback: fn(&mut Self, usize) -> Option<(T, usize)>,
     ) -> (Vec<T>, usize, usize) {
@@ -716,8 +727,7 @@ impl<'a> Driver<'a> {
             if !self.starts_item(pos) {
                 break;
             }
-            if let Some((item, end)) = self.direct(pos, direct) {
-                items.push(item);
+            if let Some(((), end)) = self.direct(pos, |d| direct(d, &mut items)) {
                 pos = end;
                 last_end = end;
                 continue;
@@ -752,7 +762,7 @@ impl<'a> Driver<'a> {
         let (items, pos, last) = self.section_items(
             kw_end,
             Rule::const_decl,
-            |_| None,
+            |d, out| d.const_decl(out),
             |l, p, out| out.push(l.const_decl(p)),
             |_, _| None,
         );
@@ -771,7 +781,7 @@ impl<'a> Driver<'a> {
         let (items, pos, last) = self.section_items(
             kw_end,
             Rule::type_decl,
-            |d| d.type_decl(),
+            |d, out| d.type_decl().map(|t| out.push(t)),
             |l, p, out| out.push(l.type_decl(p)),
             Self::structured_by_members,
         );
@@ -870,7 +880,7 @@ impl<'a> Driver<'a> {
         let (items, pos, last) = self.section_items(
             kw_end,
             Rule::var_decl,
-            |_| None,
+            |d, out| d.var_decl(out),
             |l, p, out| out.extend(l.var_decl(p)),
             |_, _| None,
         );

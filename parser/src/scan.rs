@@ -335,7 +335,7 @@ pub(crate) fn skip_statements(text: &str, mut i: usize, open_blocks: usize) -> S
         match b.get(i) {
             Some(&c) if c.is_ascii_alphabetic() || c == b'_' => {
                 let end = ident_end(b, i + 1);
-                if !matches!(end - i, 3..=6 | 12) {
+                if !may_open_or_close(end - i, c) {
                     i = end;
                     after_dot = false;
                     continue;
@@ -392,6 +392,16 @@ pub(crate) fn skip_statements(text: &str, mut i: usize, open_blocks: usize) -> S
         }
         after_dot = t.kind == TokKind::Punct && t.text(text) == ".";
     }
+}
+
+/// True when a word of `len` bytes starting with `first` could be one of the words that open or
+/// close blocks in statements (`end`, `try`, `asm`, `case`, `begin`, `record`, `finalization`):
+/// most names are passed over on their length and first letter alone.
+fn may_open_or_close(len: usize, first: u8) -> bool {
+    matches!(
+        (len, first | 0x20),
+        (3, b'e' | b't' | b'a') | (4, b'c') | (5, b'b') | (6, b'r') | (12, b'f')
+    )
 }
 
 /// Skips balanced `[...]` groups from `i` (attribute lists) and returns the position after them.

@@ -481,6 +481,14 @@ pub(crate) fn lex(text: &str) -> Tokens {
                 continue;
             }
         }
+        // Punctuation that starts no comment, string or two-character token.
+        if let Some(&c @ (b';' | b',' | b')' | b'=' | b'[' | b']' | b'^' | b'@' | b'+' | b'-')) =
+            b.get(pos)
+        {
+            push(&mut toks, punct_code(c), pos, pos + 1);
+            pos += 1;
+            continue;
+        }
         let t = scan::next_token(b, pos);
         let (start, end) = (t.start, t.end);
         match t.kind {

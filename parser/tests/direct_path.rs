@@ -264,9 +264,120 @@ end;
 end.
 "#;
 
+/// Constants, variables, uses clauses, generic and procedural types.
+const SECTIONS: &str = r#"unit Sections.Edges platform;
+
+interface
+
+uses
+  System.SysUtils, Vcl.Forms in 'Vcl.Forms.pas', Other,;
+
+const
+  /// <summary>Plain.</summary>
+  cName = 'tool_';
+  cMax = 100;
+  cNeg = -1;
+  cExpr = cMax * 2 + 1 - cNeg;
+  cMask = $FF or %1010 and not 3;
+  cReal = 1.5e3;
+  cNil = nil;
+  cDotted = System.MaxInt;
+  cTyped: Integer = 5;
+  cSet = [1, 2];
+  cCall = SizeOf(Integer);
+  cRel = cMax > 3;
+  cHinted = 1 deprecated;
+  cArr: array[0..1] of Integer = (1, 2);
+  [Attr] cAttributed = 'a' + #13#10;
+  cStr: string = 'x';
+
+resourcestring
+  sHello = 'Hello';
+
+var
+  GValue: Integer;
+  GA, GB: string;
+  GInit: Integer = 3;
+  GAbs: Integer absolute GValue;
+  GExt: Integer; external 'lib' name 'g';
+  GCvar: Integer; cvar;
+  Public: Integer;
+  GHint: Integer platform;
+
+threadvar
+  TValue: Int64;
+
+type
+  TList<T> = class(TObject)
+    FItems: array of T;
+    function Get<U>(const A: U): T;
+  end;
+  TDict<K, V: class, constructor; W: IComparable<W>> = class
+  end;
+  TPair<TKey,TValue> = record
+    Key: TKey;
+    Value: TValue;
+  end;
+  TPacked = packed record
+    A: Byte;
+  end;
+  TPackedClass = packed class
+  end;
+  TPackedArr = packed array[0..1] of Byte;
+  TBits = set of TColor;
+  TChars = set of 'a'..'z';
+  TNotify = procedure(Sender: TObject) of object;
+  TSimple = procedure;
+  TGetter = function(const Name: string; out Value: Integer): Boolean;
+  TRef = reference to procedure(const A: Integer);
+  TStd = procedure(A: Integer); stdcall;
+  TStd2 = procedure(A: Integer) stdcall;
+  TNested = procedure is nested;
+  TFuncRes = function: TList<Integer>;
+  TGenProc<T> = reference to function(const Arg: T): T;
+
+function TList<T>.Get<U>(const A: U): T;
+procedure Generic<T>(const A: T);
+procedure Instantiated<T: record>(A: T);
+
+implementation
+
+function TList<T>.Get<U>(const A: U): T;
+begin
+end;
+
+function IEnumerable<TPair<K, V>>.GetEnumerator: TEnumerator;
+begin
+end;
+
+end.
+"#;
+
 #[test]
 fn edge_shapes_give_the_grammars_tree() {
     assert_same(Path::new("DirectEdges.pas"), EDGES);
+    assert_same(Path::new("SectionEdges.pas"), SECTIONS);
+}
+
+#[test]
+fn unit_heads_give_the_grammars_tree() {
+    for head in [
+        "unit A;",
+        "unit A.B.C;",
+        "unit &Type.Name;",
+        "unit A platform;",
+        "unit A deprecated 'x';",
+        "program P;",
+        "program P(Input, Output);",
+        "library L;",
+        "package Pk;",
+        "unit A in 'a.pas';",
+        "unit A",
+        "unit ;",
+    ] {
+        let text = format!("{head}\ninterface\nimplementation\nend.\n");
+        assert_same(Path::new("Head.pas"), &text);
+    }
 }
 
 #[test]
@@ -277,6 +388,15 @@ fn each_edge_shape_alone_gives_the_grammars_tree() {
         .filter(|l| l.starts_with("  T") || l.starts_with("procedure"))
     {
         let text = format!("unit One;\ninterface\ntype\n  TBox = class\n{line}\n  end;\n{line}\nimplementation\nend.\n");
+        assert_same(Path::new("One.pas"), &text);
+    }
+    for line in SECTIONS.lines() {
+        let section = match line.get(..3) {
+            Some("  c") => "const",
+            Some("  G") | Some("  P") => "var",
+            _ => continue,
+        };
+        let text = format!("unit One;\ninterface\n{section}\n{line}\nimplementation\nend.\n");
         assert_same(Path::new("One.pas"), &text);
     }
 }
