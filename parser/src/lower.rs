@@ -226,12 +226,21 @@ fn ends_with_code(p: &P, code: char) -> bool {
 /// characters, which may be Unicode blanks).
 fn needs_normalizing(text: &str) -> bool {
     let b = text.as_bytes();
-    let edge_blank = |c: Option<&u8>| c.is_some_and(|c| c.is_ascii_whitespace());
-    edge_blank(b.first())
-        || edge_blank(b.last())
-        || b.windows(2).any(|w| w[0] == b' ' && w[1] == b' ')
-        || b.iter()
-            .any(|&c| c >= 0x80 || (c.is_ascii_whitespace() && c != b' '))
+    let (Some(first), Some(last)) = (b.first(), b.last()) else {
+        return false;
+    };
+    if first.is_ascii_whitespace() || last.is_ascii_whitespace() {
+        return true;
+    }
+    // one pass: a blank other than a single space, or a non-ASCII byte
+    let mut after_space = false;
+    for &c in b {
+        if c >= 0x80 || (c.is_ascii_whitespace() && (c != b' ' || after_space)) {
+            return true;
+        }
+        after_space = c == b' ';
+    }
+    false
 }
 
 pub(crate) fn strip_amp(name: &str) -> Text {

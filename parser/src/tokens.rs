@@ -640,8 +640,11 @@ pub(crate) fn nesting_bound(toks: &Tokens) -> usize {
     let mut worst = 0;
     let mut previous = OTHER;
     let mut previous_was_prefix = false;
-    for c in toks.code.chars() {
-        let kind = table.get(c as usize).copied().unwrap_or(Nesting::Other);
+    // every code is two bytes of UTF-8 (U+0100..U+02FF): decoded without the general decoder
+    for pair in toks.code.as_bytes().chunks_exact(CODE_WIDTH) {
+        let code = (u32::from(pair[0] & 0x1F) << 6) | u32::from(pair[1] & 0x3F);
+        let c = char::from_u32(code).unwrap_or(OTHER);
+        let kind = table.get(code as usize).copied().unwrap_or(Nesting::Other);
         let mut grow = 0;
         match kind {
             Nesting::Open => chains.push(0),
