@@ -4,8 +4,10 @@
 //! ([`preprocess`]: conditional directives, includes) for a compiler target, lex the active text
 //! into a token string (one character per token), then parse declarations with the pest grammar
 //! in `delphi.pest` over those tokens into the syntax tree of [`ast`], skipping routine bodies by
-//! block structure. Syntax errors become [`Diagnostic`]s with spans into the original files;
-//! parsing recovers at the next declaration (or the next member of a class).
+//! block structure. Plain declarations (most of real code) are read from the tokens directly,
+//! into the same tree the grammar would give; the grammar takes every other item. Syntax errors
+//! become [`Diagnostic`]s with spans into the original files; parsing recovers at the next
+//! declaration (or the next member of a class).
 
 #![warn(missing_docs)]
 

@@ -5,6 +5,10 @@
 //! (`type_decl`, `routine_decl`, ...) on the text from there, and skips routine bodies by block
 //! structure. A syntax error becomes a diagnostic and the driver resumes at the next line that
 //! starts a declaration, so every error of a file is reported and the rest of the unit is kept.
+//!
+//! Before the grammar, each item is offered to the direct path (`direct.rs`), which reads plain
+//! declarations straight into the tree and leaves everything else, errors included, to the
+//! grammar.
 
 use crate::ast::{self, Decl, SectionKind, UnitKind};
 use crate::diagnostic::Diagnostic;
