@@ -67,6 +67,8 @@ const K_REQUIRES: u32 = word("requires");
 const K_SET: u32 = word("set");
 const K_TO: u32 = word("to");
 const K_UNIT: u32 = word("unit");
+const K_FOR: u32 = word("for");
+const K_OBJECT_KW: u32 = word("object");
 const K_USES: u32 = word("uses");
 const K_ALIAS: u32 = word("alias");
 const K_ALIGN: u32 = word("align");
@@ -289,8 +291,8 @@ impl<'l, 'a> Direct<'l, 'a> {
 
     // ------------------------------------------------------------ unit head, uses, constants, variables
 
-    /// `unit_head` without program parameters, `in 'file'` and hints: the kind, the name and
-    /// its span.
+    /// `unit_head` without program parameters and `in 'file'`: the kind, the name, its span
+    /// and the hints.
     pub(crate) fn unit_head(&mut self) -> Option<(UnitKind, Text, Span, Vec<Directive>)> {
         let kind = match self.peek() {
             K_UNIT => UnitKind::Unit,
@@ -303,12 +305,13 @@ impl<'l, 'a> Direct<'l, 'a> {
         let start = self.at;
         self.qualified_ident()?;
         let end = self.at;
+        let hints = self.hints();
         self.expect(SEMI)?;
         Some((
             kind,
             compact(self.text(start, end)),
             self.span(start, end),
-            Vec::new(),
+            hints,
         ))
     }
 
@@ -356,7 +359,7 @@ impl<'l, 'a> Direct<'l, 'a> {
         })
     }
 
-    /// `const_decl` whose value is an expression this reader takes, without hints.
+    /// `const_decl` whose value is an expression this reader takes.
     pub(crate) fn const_decl(&mut self, out: &mut Vec<ConstDecl>) -> Option<()> {
         let start = self.at;
         let doc = self.lower.doc_at(start);
@@ -373,6 +376,7 @@ impl<'l, 'a> Direct<'l, 'a> {
         };
         self.expect(EQ)?;
         let value = self.expr()?;
+        let hints = self.hints();
         self.expect(SEMI)?;
         out.push(ConstDecl {
             name: strip_amp(self.token_text(name_at)),
@@ -381,13 +385,13 @@ impl<'l, 'a> Direct<'l, 'a> {
             value,
             attributes,
             doc,
-            hints: Vec::new(),
+            hints,
             span: self.span(start, self.at),
         });
         Some(())
     }
 
-    /// `var_decl` without hints, initial values and linkage (`external`, `cvar`, ...).
+    /// `var_decl` without linkage (`external`, `cvar`, ...).
     pub(crate) fn var_decl(&mut self, out: &mut Vec<VarDecl>) -> Option<()> {
         let start = self.at;
         let doc = self.lower.doc_at(start);
@@ -397,9 +401,25 @@ impl<'l, 'a> Direct<'l, 'a> {
         let names_end = self.at;
         self.expect(COLON)?;
         let ty = self.type_ref()?;
-        if matches!(self.peek(), EQ | K_ABSOLUTE) {
-            return None;
-        }
+        // `hints ~ var_init? ~ hints`: the tree keeps no hints of variables
+        self.hints();
+        let value = match self.peek() {
+            K_ABSOLUTE => {
+                self.bump();
+                Some(self.expr()?)
+            }
+            EQ => {
+                self.bump();
+                let value = self.expr()?;
+                // `const_value`: an expression ends at `;` or a hint
+                if self.peek() != SEMI && !is_hint_name(self.peek()) {
+                    return None;
+                }
+                Some(value)
+            }
+            _ => None,
+        };
+        self.hints();
         self.expect(SEMI)?;
         // `var_linkage`: a linkage word not followed by what makes it a name
         if matches!(self.peek(), K_CVAR | K_EXTERNAL | K_PUBLIC | K_EXPORT)
@@ -414,7 +434,7 @@ impl<'l, 'a> Direct<'l, 'a> {
                     name,
                     name_span,
                     ty: ty.clone(),
-                    value: None,
+                    value: value.clone(),
                     attributes: attributes.clone(),
                     doc: doc.clone(),
                     span,
@@ -643,8 +663,36 @@ impl<'l, 'a> Direct<'l, 'a> {
 
     // ------------------------------------------------------------ type references
 
-    /// `type_ref`: names (dotted, with generic arguments), `string`, `array of`, `^`.
+    /// `type_ref`: names (dotted, with generic arguments), `string`, `string[N]`, arrays,
+    /// pointers, sets and subranges.
     fn type_ref(&mut self) -> Option<TypeRef> {
+        let c = self.peek();
+        if is_name(c)
+            && !matches!(c, K_BITPACKED | K_REFERENCE | K_SPECIALIZE)
+            && !matches!(self.peek_at(1), LT | DOT | LP | C_DOTDOT)
+        {
+            return Some(self.short_type_ref());
+        }
+        self.type_ref_with_bounds(&mut None)
+    }
+
+    /// The grammar's short form of `type_ref`: a single name.
+    fn short_type_ref(&mut self) -> TypeRef {
+        let start = self.at;
+        self.bump();
+        let text = normalize(self.text(start, self.at));
+        TypeRef {
+            kind: TypeRefKind::Named {
+                name: strip_amp(&text),
+                generic_args: Vec::new(),
+            },
+            text,
+            span: self.span(start, self.at),
+        }
+    }
+
+    /// `type_ref`; a subrange's bounds go to `bounds`.
+    fn type_ref_with_bounds(&mut self, bounds: &mut Option<(Expr, Expr)>) -> Option<TypeRef> {
         let start = self.at;
         let c = self.peek();
         let kind = if is_name(c) {
@@ -652,40 +700,58 @@ impl<'l, 'a> Direct<'l, 'a> {
                 return None;
             }
             if !matches!(self.peek_at(1), LT | DOT | LP | C_DOTDOT) {
-                // the grammar's short form: a single name
-                self.bump();
-                let text = normalize(self.text(start, self.at));
-                return Some(TypeRef {
-                    kind: TypeRefKind::Named {
-                        name: strip_amp(&text),
-                        generic_args: Vec::new(),
-                    },
-                    text,
-                    span: self.span(start, self.at),
-                });
+                return Some(self.short_type_ref());
             }
-            let kind = self.named_type()?;
-            if self.peek() == C_DOTDOT {
-                return None;
+            match self.named_type() {
+                Some(kind) if self.peek() != C_DOTDOT => kind,
+                // `Low..High`, `TEnum.A..TEnum.B`: a subrange, read again as one
+                _ => return self.subrange(start, bounds),
             }
-            kind
         } else if c == K_STRING {
-            if self.peek_at(1) == LB {
-                return None;
-            }
             self.bump();
-            TypeRefKind::Named {
-                name: Text::const_new("string"),
-                generic_args: Vec::new(),
+            if self.eat(LB) {
+                let length = self.expr()?;
+                self.expect(RB)?;
+                TypeRefKind::ShortString {
+                    length: Box::new(length),
+                }
+            } else {
+                TypeRefKind::Named {
+                    name: Text::const_new("string"),
+                    generic_args: Vec::new(),
+                }
             }
-        } else if c == K_ARRAY && self.peek_at(1) == K_OF {
-            self.at += 2 * CODE_WIDTH;
+        } else if c == K_ARRAY {
+            self.bump();
+            let mut indexes = 0;
+            if self.eat(LB) {
+                loop {
+                    self.nested_type_ref()?;
+                    indexes += 1;
+                    if !self.eat(COMMA) {
+                        break;
+                    }
+                }
+                self.expect(RB)?;
+            }
+            self.expect(K_OF)?;
+            // As lowering reads `array_type`: its type references are the indexes and the
+            // element; it is `of const` when its last token is `const` (also the last token of
+            // an element `array of const`), and then has no element.
             let element = if self.eat(K_CONST) {
                 None
             } else {
-                Some(Box::new(self.nested_type_ref()?))
+                Some(self.nested_type_ref()?)
             };
-            TypeRefKind::ArrayOf { element }
+            let refs = indexes + usize::from(element.is_some());
+            let of_const = self.code_at(self.at - CODE_WIDTH) == K_CONST;
+            let has_index = refs >= if of_const { 1 } else { 2 };
+            let element = element.filter(|_| !of_const).map(Box::new);
+            match (has_index, element) {
+                (true, Some(element)) => TypeRefKind::StaticArray { element },
+                (true, None) => TypeRefKind::Other,
+                (false, element) => TypeRefKind::ArrayOf { element },
+            }
         } else if c == CARET {
             self.bump();
             TypeRefKind::Pointer {
@@ -695,11 +761,25 @@ impl<'l, 'a> Direct<'l, 'a> {
             self.at += 2 * CODE_WIDTH;
             self.nested_type_ref()?;
             TypeRefKind::Other
+        } else if matches!(c, C_NUMBER | C_STRING | MINUS | PLUS) {
+            return self.subrange(start, bounds);
         } else {
             return None;
         };
+        let text = normalize(self.text(start, self.at));
+        let span = self.span(start, self.at);
+        Some(TypeRef { kind, text, span })
+    }
+
+    /// `subrange_type` from `start`: two expressions around `..`, which go to `bounds`.
+    fn subrange(&mut self, start: usize, bounds: &mut Option<(Expr, Expr)>) -> Option<TypeRef> {
+        self.at = start;
+        let low = self.expr()?;
+        self.expect(C_DOTDOT)?;
+        let high = self.expr()?;
+        *bounds = Some((low, high));
         Some(TypeRef {
-            kind,
+            kind: TypeRefKind::Other,
             text: normalize(self.text(start, self.at)),
             span: self.span(start, self.at),
         })
@@ -860,12 +940,25 @@ impl<'l, 'a> Direct<'l, 'a> {
             }
             result = Some(self.type_ref()?);
         }
-        // method resolution (`=`) and directives without a `;` before them are left to the
-        // grammar
+        // `method_resolution`: `function IFoo.Bar = DoBar;`
+        let mut resolution = None;
+        if self.eat(EQ) {
+            let target = self.at;
+            self.qualified_ident()?;
+            resolution = Some(Directive {
+                name: Text::const_new("="),
+                arg: Some(compact(self.text(target, self.at))),
+                span: self.span(0, 0),
+            });
+        }
+        // directives without a `;` before them are left to the grammar
         if self.peek() != SEMI {
             return None;
         }
-        let directives = self.directives()?;
+        let mut directives = self.directives()?;
+        if let Some(resolution) = resolution {
+            directives.insert(0, resolution);
+        }
         let span = self.span(start, self.at);
         Some(Routine {
             kind,
@@ -993,20 +1086,25 @@ impl<'l, 'a> Direct<'l, 'a> {
             loop {
                 let at = self.at;
                 self.bump();
-                out.push(Directive {
-                    name: lowercase(self.token_text(at)),
-                    arg: None,
-                    span: self.span(at, self.at),
-                });
-                // `(!SEMI ~ directive_arg)?`: an argument could follow
+                let name = lowercase(self.token_text(at));
+                // `(!SEMI ~ directive_arg)?`: an expression, unless a directive follows
                 let next = self.peek();
-                let no_arg = next == SEMI
+                let arg = if next == SEMI
                     || is_directive_name(next)
                     || matches!(next, K_DEPENDENCY | K_FRAMEWORK)
-                    || !starts_operand(next);
-                if !no_arg {
-                    return None;
-                }
+                    || !starts_operand(next)
+                {
+                    None
+                } else {
+                    let arg_start = self.at;
+                    self.expr()?;
+                    Some(normalize(self.text(arg_start, self.at)))
+                };
+                out.push(Directive {
+                    name,
+                    arg,
+                    span: self.span(at, self.at),
+                });
                 if !self.directive_at(self.at)? {
                     break;
                 }
@@ -1024,10 +1122,31 @@ impl<'l, 'a> Direct<'l, 'a> {
         }
     }
 
+    /// `hints`: `deprecated`, `deprecated 'why'`, `platform`, `experimental`, `library`.
+    fn hints(&mut self) -> Vec<Directive> {
+        let mut out = Vec::new();
+        while is_hint_name(self.peek()) {
+            let start = self.at;
+            self.bump();
+            let name = lowercase(self.token_text(start));
+            let arg_start = self.at;
+            while self.peek() == C_STRING {
+                self.bump();
+            }
+            let arg = (self.at > arg_start).then(|| normalize(self.text(arg_start, self.at)));
+            out.push(Directive {
+                name,
+                arg,
+                span: self.span(start, self.at),
+            });
+        }
+        out
+    }
+
     // ------------------------------------------------------------ types
 
-    /// `type_decl` without generic parameters and hints, of a class, record, interface,
-    /// enumeration or a type reference.
+    /// `type_decl` of a class, record, interface, helper, enumeration, subrange, procedural
+    /// type or a type reference.
     pub(crate) fn type_decl(&mut self) -> Option<TypeDecl> {
         let start = self.at;
         let doc = self.lower.doc_at(start);
@@ -1044,6 +1163,7 @@ impl<'l, 'a> Direct<'l, 'a> {
         };
         self.expect(EQ)?;
         let def = self.type_def()?;
+        let hints = self.hints();
         self.expect(SEMI)?;
         Some(TypeDecl {
             name: strip_amp(self.token_text(name_at)),
@@ -1052,7 +1172,7 @@ impl<'l, 'a> Direct<'l, 'a> {
             def,
             attributes,
             doc,
-            hints: Vec::new(),
+            hints,
             span: self.span(start, self.at),
         })
     }
@@ -1060,16 +1180,33 @@ impl<'l, 'a> Direct<'l, 'a> {
     /// `type_def`.
     fn type_def(&mut self) -> Option<TypeDef> {
         let mut packing = None;
-        if self.peek() == K_PACKED && matches!(self.peek_at(1), K_CLASS | K_RECORD) {
+        if self.peek() == K_PACKED && matches!(self.peek_at(1), K_CLASS | K_RECORD | K_OBJECT_KW) {
             packing = Some(lowercase(self.token_text(self.at)));
             self.bump();
         }
         let c = self.peek();
         let kind = match c {
-            K_CLASS if !matches!(self.peek_at(1), K_OF | K_HELPER) => StructuredKind::Class,
-            K_RECORD if self.peek_at(1) != K_HELPER => StructuredKind::Record,
+            K_CLASS if self.peek_at(1) == K_OF && packing.is_none() => {
+                self.at += 2 * CODE_WIDTH;
+                let class = self.type_ref()?;
+                return Some(TypeDef::ClassRef { class });
+            }
+            K_CLASS if self.peek_at(1) == K_HELPER => StructuredKind::ClassHelper,
+            K_CLASS => StructuredKind::Class,
+            K_RECORD if self.peek_at(1) == K_HELPER => StructuredKind::RecordHelper,
+            K_RECORD => StructuredKind::Record,
+            K_OBJECT_KW => StructuredKind::Object,
             K_INTERFACE => StructuredKind::Interface,
             K_DISPINTERFACE => StructuredKind::DispInterface,
+            // `type X` (a distinct type), not `type helper`
+            K_TYPE if self.peek_at(1) != K_HELPER && packing.is_none() => {
+                self.bump();
+                let target = self.type_ref()?;
+                return Some(TypeDef::Alias {
+                    target,
+                    distinct: true,
+                });
+            }
             _ if is_struct_start(c) || packing.is_some() => return None,
             LP => return self.enum_type(),
             K_SET if self.peek_at(1) == K_OF => {
@@ -1079,14 +1216,20 @@ impl<'l, 'a> Direct<'l, 'a> {
             }
             K_PROCEDURE | K_FUNCTION | K_REFERENCE => return self.proc_type(),
             _ => {
-                let target = self.type_ref()?;
+                let mut bounds = None;
+                let target = self.type_ref_with_bounds(&mut bounds)?;
+                if let Some((low, high)) = bounds {
+                    return Some(TypeDef::Subrange { low, high });
+                }
                 return Some(match target.kind {
                     TypeRefKind::Pointer { target } => TypeDef::Pointer { target: *target },
-                    TypeRefKind::ArrayOf { .. } => TypeDef::Other { target },
-                    _ => TypeDef::Alias {
+                    TypeRefKind::Named { .. }
+                    | TypeRefKind::ShortString { .. }
+                    | TypeRefKind::CodePageString { .. } => TypeDef::Alias {
                         target,
                         distinct: false,
                     },
+                    _ => TypeDef::Other { target },
                 });
             }
         };
@@ -1166,8 +1309,9 @@ impl<'l, 'a> Direct<'l, 'a> {
                 break;
             }
         }
-        // `(A)..(B)` is a subrange, and hints are left to the grammar
-        (self.peek() == SEMI).then_some(TypeDef::Enum(EnumType { members }))
+        // `(A)..(B)` and `(A) + 1..9` are subranges
+        (self.peek() == SEMI || is_hint_name(self.peek()))
+            .then_some(TypeDef::Enum(EnumType { members }))
     }
 
     /// `class_type`, `record_type`, `interface_type` (not packed).
@@ -1188,15 +1332,52 @@ impl<'l, 'a> Direct<'l, 'a> {
                 self.bump();
             }
         }
-        if kind != StructuredKind::Record {
+        if matches!(
+            kind,
+            StructuredKind::ClassHelper | StructuredKind::RecordHelper
+        ) {
+            self.bump();
+        }
+        if kind != StructuredKind::Record && kind != StructuredKind::RecordHelper {
             if self.peek() == LP {
                 self.heritage(&mut st.ancestors)?;
             }
             // `TFoo = class;`, `IFoo = interface(IBar);`: forward declarations
-            if self.peek() == SEMI {
+            if self.peek() == SEMI
+                && matches!(
+                    kind,
+                    StructuredKind::Class
+                        | StructuredKind::Interface
+                        | StructuredKind::DispInterface
+                )
+            {
                 st.forward = true;
                 return Some(st);
             }
+        }
+        if matches!(
+            kind,
+            StructuredKind::ClassHelper | StructuredKind::RecordHelper
+        ) {
+            self.expect(K_FOR)?;
+            let start = self.at;
+            let kind = if kind == StructuredKind::RecordHelper && self.peek() == K_STRING {
+                if self.peek_at(1) == LB {
+                    return None;
+                }
+                self.bump();
+                TypeRefKind::Named {
+                    name: Text::const_new("string"),
+                    generic_args: Vec::new(),
+                }
+            } else {
+                self.named_type()?
+            };
+            st.helper_for = Some(TypeRef {
+                kind,
+                text: normalize(self.text(start, self.at)),
+                span: self.span(start, self.at),
+            });
         }
         if matches!(
             kind,
@@ -1289,6 +1470,8 @@ impl<'l, 'a> Direct<'l, 'a> {
             let names_end = self.at;
             self.expect(COLON)?;
             let ty = self.type_ref()?;
+            // the tree keeps no hints of fields
+            self.hints();
             self.expect(SEMI)?;
             let span = self.span(start, self.at);
             let doc = self.lower.doc_at(start);

@@ -290,6 +290,8 @@ const
   cArr: array[0..1] of Integer = (1, 2);
   [Attr] cAttributed = 'a' + #13#10;
   cStr: string = 'x';
+  cOld = 1 deprecated 'use cNew' platform;
+  cShort: string[4] = 'abcd';
 
 resourcestring
   sHello = 'Hello';
@@ -303,6 +305,9 @@ var
   GCvar: Integer; cvar;
   Public: Integer;
   GHint: Integer platform;
+  GAbs2: Integer absolute GValue platform;
+  GInit2: Integer = 1 + 2 deprecated;
+  GInit3: TPoint = (X: 1; Y: 2);
 
 threadvar
   TValue: Int64;
@@ -335,6 +340,46 @@ type
   TNested = procedure is nested;
   TFuncRes = function: TList<Integer>;
   TGenProc<T> = reference to function(const Arg: T): T;
+  TObj = object(TParent)
+    X: Integer;
+    procedure Go; virtual;
+  end;
+  TPackedObj = packed object
+  end;
+  TStrHelper = record helper for string
+    function Len: Integer;
+  end;
+  TClassHelper2 = class helper(TBaseHelper) for Vcl.TObject
+    procedure Go;
+  end;
+  TTypeHelper = type helper for Integer
+  end;
+  TDistinctStr = type string;
+  TDistinctHinted = type Integer platform;
+  TMulti = array[0..1, Byte] of array of const;
+  TConstArr = array[0..2] of const;
+  TNestedConst = array of array of const;
+  TNestedStatic = array of array[0..1] of Byte;
+  TSub = -5..+5;
+  TEnumSub = TColor.Red..TColor.Blue;
+  TChr = #0..#31;
+  TExpr = 1 + 2..10 * 3;
+  TCalls = Low(Byte)..High(Byte);
+  TRel = 1..2 = 3;
+  TShortStr = string[10 + 1];
+  TClassOf = class of TObj;
+  TPackedOf = packed class of TObj;
+  TWithHints = class end platform deprecated 'gone';
+  TMessages = class
+    procedure Msg(var M: TMessage); message WM_USER + 1;
+    function D: Integer; dispid -1;
+    procedure Del; external 'a' name 'b' delayed;
+    procedure Args; deprecated 'x' + 'y';
+    procedure Call; message Id(1);
+    FHinted: Integer deprecated;
+    function IFoo.Bar = DoBar;
+    procedure IFoo.Baz = TOther.Baz;
+  end;
 
 function TList<T>.Get<U>(const A: U): T;
 procedure Generic<T>(const A: T);
