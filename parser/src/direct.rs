@@ -15,8 +15,8 @@
 
 use crate::ast::*;
 use crate::lower::{
-    compact, empty_routine, lowercase, normalize, number_kind, strip_amp, visibility_of, Lower,
-    Members,
+    compact, empty_routine, lowercase, normalize, number_kind, push_params, strip_amp, var_decls,
+    visibility_of, Lower, Members,
 };
 use crate::span::Span;
 use crate::tokens::{kw, ASSIGN, CODE_WIDTH, DOTDOT, IDENT, NUMBER, STRING};
@@ -329,14 +329,7 @@ impl<'l, 'a> Direct<'l, 'a> {
             let name = compact(self.text(start, self.at));
             let mut in_file = None;
             if self.eat(K_IN) {
-                let file_at = self.at;
-                if self.peek() != C_STRING {
-                    return None;
-                }
-                while self.peek() == C_STRING {
-                    self.bump();
-                }
-                in_file = Some(self.lower.string_value_of(file_at, self.at));
+                in_file = Some(self.string_lit()?);
             }
             units.push(UsedUnit {
                 name,
@@ -428,18 +421,8 @@ impl<'l, 'a> Direct<'l, 'a> {
             return None;
         }
         let span = self.span(start, self.at);
-        out.extend(
-            self.list_names(names_start, names_end)
-                .map(|(name, name_span)| VarDecl {
-                    name,
-                    name_span,
-                    ty: ty.clone(),
-                    value: value.clone(),
-                    attributes: attributes.clone(),
-                    doc: doc.clone(),
-                    span,
-                }),
-        );
+        let names = self.list_names(names_start, names_end);
+        out.extend(var_decls(names, ty, value, attributes, doc, span));
         Some(())
     }
 
@@ -458,13 +441,17 @@ impl<'l, 'a> Direct<'l, 'a> {
     }
 
     /// The names of the `ident_list` at `start..end`, with their spans.
-    fn list_names(&self, start: usize, end: usize) -> impl Iterator<Item = (Text, Span)> + '_ {
-        (start..end).step_by(2 * CODE_WIDTH).map(|at| {
-            (
-                strip_amp(self.token_text(at)),
-                self.span(at, at + CODE_WIDTH),
-            )
-        })
+    fn list_names(&self, start: usize, end: usize) -> impl Iterator<Item = (Text, Span)> + 'l {
+        self.lower.names_at(start, end)
+    }
+
+    /// `string_lit`: its value (`None` when no string is here).
+    fn string_lit(&mut self) -> Option<Text> {
+        let start = self.at;
+        while self.peek() == C_STRING {
+            self.bump();
+        }
+        (self.at > start).then(|| self.lower.string_value_of(start, self.at))
     }
 
     /// `qualified_ident`.
@@ -641,11 +628,9 @@ impl<'l, 'a> Direct<'l, 'a> {
         } else if c == C_NUMBER {
             number_kind(self.text(start, self.at))
         } else if c == C_STRING {
-            while self.peek() == C_STRING {
-                self.bump();
-            }
+            self.at = start;
             ExprKind::Str {
-                value: self.lower.string_value_of(start, self.at),
+                value: self.string_lit()?,
             }
         } else if c == K_NIL || c == K_STRING {
             ExprKind::Ident {
@@ -1038,17 +1023,8 @@ impl<'l, 'a> Direct<'l, 'a> {
             None
         };
         let span = self.span(start, self.at);
-        for (name, name_span) in self.list_names(names_start, names_end) {
-            params.push(Param {
-                name,
-                name_span,
-                mode,
-                ty: ty.clone(),
-                default: default.clone(),
-                attributes: Vec::new(),
-                span,
-            });
-        }
+        let names = self.list_names(names_start, names_end);
+        push_params(params, names, mode, ty, default, Vec::new(), span);
         Some(())
     }
 
@@ -1423,14 +1399,12 @@ impl<'l, 'a> Direct<'l, 'a> {
     fn guid(&mut self) -> Option<Text> {
         self.expect(LB)?;
         let start = self.at;
-        let value = if self.peek() == C_STRING {
-            while self.peek() == C_STRING {
-                self.bump();
+        let value = match self.string_lit() {
+            Some(value) => value,
+            None => {
+                self.qualified_ident()?;
+                compact(self.text(start, self.at))
             }
-            self.lower.string_value_of(start, self.at)
-        } else {
-            self.qualified_ident()?;
-            compact(self.text(start, self.at))
         };
         self.expect(RB)?;
         Some(value)
@@ -1475,18 +1449,8 @@ impl<'l, 'a> Direct<'l, 'a> {
             self.expect(SEMI)?;
             let span = self.span(start, self.at);
             let doc = self.lower.doc_at(start);
-            let fields = self
-                .list_names(start, names_end)
-                .map(|(name, name_span)| VarDecl {
-                    name,
-                    name_span,
-                    ty: ty.clone(),
-                    value: None,
-                    attributes: Vec::new(),
-                    doc: doc.clone(),
-                    span,
-                })
-                .collect();
+            let names = self.list_names(start, names_end);
+            let fields = var_decls(names, ty, None, Vec::new(), doc, span).collect();
             m.fields(fields, self.lower.doc_at(member_start));
         } else if c == K_PROPERTY {
             let doc = self.lower.doc_at(m.member_start(start));

@@ -130,6 +130,65 @@ impl Members {
     }
 }
 
+/// One variable (or field) per name of a declaration, each with the declaration's type, value,
+/// attributes, doc comment and span.
+pub(crate) fn var_decls(
+    names: impl Iterator<Item = (Text, Span)>,
+    ty: TypeRef,
+    value: Option<Expr>,
+    attributes: Vec<Attribute>,
+    doc: Option<Box<DocComment>>,
+    span: Span,
+) -> impl Iterator<Item = VarDecl> {
+    names.map(move |(name, name_span)| VarDecl {
+        name,
+        name_span,
+        ty: ty.clone(),
+        value: value.clone(),
+        attributes: attributes.clone(),
+        doc: doc.clone(),
+        span,
+    })
+}
+
+/// Adds one parameter per name of a group (`A, B: T`), sharing the group's mode, type, default
+/// and attributes: clones for all names but the last, which takes them.
+pub(crate) fn push_params(
+    params: &mut Vec<Param>,
+    names: impl Iterator<Item = (Text, Span)>,
+    mode: ParamMode,
+    ty: Option<TypeRef>,
+    default: Option<Expr>,
+    attributes: Vec<Attribute>,
+    span: Span,
+) {
+    let mut names = names.peekable();
+    while let Some((name, name_span)) = names.next() {
+        if names.peek().is_some() {
+            params.push(Param {
+                name,
+                name_span,
+                mode,
+                ty: ty.clone(),
+                default: default.clone(),
+                attributes: attributes.clone(),
+                span,
+            });
+        } else {
+            params.push(Param {
+                name,
+                name_span,
+                mode,
+                ty,
+                default,
+                attributes,
+                span,
+            });
+            break;
+        }
+    }
+}
+
 /// The visibility a visibility word's code stands for (`strict` before it or not).
 pub(crate) fn visibility_of(word: char, strict: bool) -> Visibility {
     match word {
@@ -512,18 +571,7 @@ impl<'a> Lower<'a> {
             text: Text::default(),
             span,
         });
-        names
-            .into_iter()
-            .map(|(name, name_span)| VarDecl {
-                name,
-                name_span,
-                ty: ty.clone(),
-                value: value.clone(),
-                attributes: attributes.clone(),
-                doc: doc.clone(),
-                span,
-            })
-            .collect()
+        var_decls(names.into_iter(), ty, value, attributes, doc, span).collect()
     }
 
     // ------------------------------------------------------------ types
@@ -1191,12 +1239,22 @@ impl<'a> Lower<'a> {
     /// The names of an `ident_list` pair (`A, B, C`): its names are every other token.
     fn list_names(&self, p: &P, names: &mut Vec<(Text, Span)>) {
         let span = p.as_span();
-        for at in (span.start()..span.end()).step_by(2 * CODE_WIDTH) {
-            names.push((
+        names.extend(self.names_at(span.start(), span.end()));
+    }
+
+    /// The names of the `ident_list` at `start..end` of the item's input (every other token),
+    /// with their spans.
+    pub(crate) fn names_at(
+        &self,
+        start: usize,
+        end: usize,
+    ) -> impl Iterator<Item = (Text, Span)> + '_ {
+        (start..end).step_by(2 * CODE_WIDTH).map(|at| {
+            (
                 strip_amp(self.text_of(at, at + CODE_WIDTH)),
                 self.span_of(at, at + CODE_WIDTH),
-            ));
-        }
+            )
+        })
     }
 
     /// Adds the parameters of one group (`const A, B: Integer`) to `params`.
@@ -1235,38 +1293,8 @@ impl<'a> Lower<'a> {
         {
             mode = ParamMode::ConstRef;
         }
-        // The names are every other token of the list. `A, B: T` shares the type: clones for
-        // all names but the last, which takes it.
-        let mut at = names.start;
-        while at < names.end {
-            let (name, name_span) = (
-                strip_amp(self.text_of(at, at + CODE_WIDTH)),
-                self.span_of(at, at + CODE_WIDTH),
-            );
-            at += 2 * CODE_WIDTH;
-            if at < names.end {
-                params.push(Param {
-                    name,
-                    name_span,
-                    mode,
-                    ty: ty.clone(),
-                    default: default.clone(),
-                    attributes: attributes.clone(),
-                    span,
-                });
-            } else {
-                params.push(Param {
-                    name,
-                    name_span,
-                    mode,
-                    ty,
-                    default,
-                    attributes,
-                    span,
-                });
-                break;
-            }
-        }
+        let names = self.names_at(names.start, names.end);
+        push_params(params, names, mode, ty, default, attributes, span);
     }
 
     // ------------------------------------------------------------ expressions

@@ -65,8 +65,7 @@ pub fn parse_text(
     text: &str,
     opts: &ParseOptions,
 ) -> ParseResult {
-    let file = source::add_text(db, virtual_path, text.to_string());
-    parse_loaded(db, file, opts)
+    parse_text_with(db, virtual_path, text, opts, true)
 }
 
 /// Parses a file already loaded into `db`.
@@ -83,8 +82,18 @@ pub fn parse_text_grammar_only(
     text: &str,
     opts: &ParseOptions,
 ) -> ParseResult {
+    parse_text_with(db, virtual_path, text, opts, false)
+}
+
+fn parse_text_with(
+    db: &SourceDb,
+    virtual_path: &Path,
+    text: &str,
+    opts: &ParseOptions,
+    direct: bool,
+) -> ParseResult {
     let file = source::add_text(db, virtual_path, text.to_string());
-    parse_loaded_with(db, file, opts, false)
+    parse_loaded_with(db, file, opts, direct)
 }
 
 fn parse_loaded_with(
