@@ -68,7 +68,6 @@ const K_SET: u32 = word("set");
 const K_TO: u32 = word("to");
 const K_UNIT: u32 = word("unit");
 const K_FOR: u32 = word("for");
-const K_OBJECT_KW: u32 = word("object");
 const K_USES: u32 = word("uses");
 const K_ALIAS: u32 = word("alias");
 const K_ALIGN: u32 = word("align");
@@ -1156,7 +1155,7 @@ impl<'l, 'a> Direct<'l, 'a> {
     /// `type_def`.
     fn type_def(&mut self) -> Option<TypeDef> {
         let mut packing = None;
-        if self.peek() == K_PACKED && matches!(self.peek_at(1), K_CLASS | K_RECORD | K_OBJECT_KW) {
+        if self.peek() == K_PACKED && matches!(self.peek_at(1), K_CLASS | K_RECORD | K_OBJECT) {
             packing = Some(lowercase(self.token_text(self.at)));
             self.bump();
         }
@@ -1171,7 +1170,7 @@ impl<'l, 'a> Direct<'l, 'a> {
             K_CLASS => StructuredKind::Class,
             K_RECORD if self.peek_at(1) == K_HELPER => StructuredKind::RecordHelper,
             K_RECORD => StructuredKind::Record,
-            K_OBJECT_KW => StructuredKind::Object,
+            K_OBJECT => StructuredKind::Object,
             K_INTERFACE => StructuredKind::Interface,
             K_DISPINTERFACE => StructuredKind::DispInterface,
             // `type X` (a distinct type), not `type helper`
