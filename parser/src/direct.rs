@@ -1447,10 +1447,16 @@ impl<'l, 'a> Direct<'l, 'a> {
             self.hints();
             self.expect(SEMI)?;
             let span = self.span(start, self.at);
+            // the field's own comment, else the one before its attributes (looked up only
+            // when there are attributes between)
             let doc = self.lower.doc_at(start);
+            let before_attributes = match doc {
+                None if member_start != start => self.lower.doc_at(member_start),
+                _ => None,
+            };
             let names = self.list_names(start, names_end);
             let fields = var_decls(names, ty, None, Vec::new(), doc, span).collect();
-            m.fields(fields, self.lower.doc_at(member_start));
+            m.fields(fields, before_attributes, false);
         } else if c == K_PROPERTY {
             let doc = self.lower.doc_at(m.member_start(start));
             let prop = self.property(m.take_pending(), doc)?;

@@ -112,7 +112,12 @@ impl Members {
 
     /// Adds the fields of one field declaration: the waiting attributes go to its first name,
     /// `doc` (the comment before the member's attributes) to the names that have none.
-    pub(crate) fn fields(&mut self, fields: Vec<VarDecl>, doc: Option<Box<DocComment>>) {
+    pub(crate) fn fields(
+        &mut self,
+        fields: Vec<VarDecl>,
+        doc: Option<Box<DocComment>>,
+        is_class: bool,
+    ) {
         for mut field in fields {
             if !self.pending.is_empty() {
                 let mut attrs = std::mem::take(&mut self.pending);
@@ -122,10 +127,7 @@ impl Members {
             if field.doc.is_none() {
                 field.doc = doc.clone();
             }
-            self.push(Member::Field {
-                field,
-                is_class: false,
-            });
+            self.push(Member::Field { field, is_class });
         }
     }
 }
@@ -974,14 +976,7 @@ impl<'a> Lower<'a> {
             Rule::class_var_block | Rule::var_block => {
                 let is_class = c.as_rule() == Rule::class_var_block;
                 for f in c.into_inner().filter(|f| f.as_rule() == Rule::field_decl) {
-                    for mut field in self.var_decl(f) {
-                        if !m.pending.is_empty() {
-                            let mut attrs = m.take_pending();
-                            attrs.append(&mut field.attributes);
-                            field.attributes = attrs;
-                        }
-                        m.push(Member::Field { field, is_class });
-                    }
+                    m.fields(self.var_decl(f), None, is_class);
                 }
             }
             Rule::const_block => {
@@ -1022,7 +1017,7 @@ impl<'a> Lower<'a> {
             }),
             Rule::field_decl => {
                 let doc = self.doc_at(start);
-                m.fields(self.var_decl(c), doc);
+                m.fields(self.var_decl(c), doc, false);
             }
             _ => {}
         }
