@@ -1,13 +1,18 @@
-//! The direct path: plain declarations read from the token string straight into the tree.
+//! The direct path: declarations read from the token string straight into the tree.
 //!
-//! Most declarations of real code are plain: a class of fields, methods and properties, a
-//! routine heading with simple parameters and directive words. For those, running the grammar
-//! and lowering its pairs is most of the cost of a parse. This reader follows the grammar's
-//! rules for a subset of the language and builds the tree lowering would build, with the same
-//! helpers for texts, spans and doc comments. At the first token outside the subset it gives
-//! up (`None`) and the driver runs the grammar on the item as before: the grammar stays the
-//! definition of what parses and of every diagnostic, and this reader never decides alone that
-//! something is an error.
+//! Running the grammar and lowering its pairs was most of the cost of a parse. This reader
+//! follows the grammar's rules for `unit_head`, `uses_clause`, `const_decl`, `var_decl`,
+//! `type_decl`, `routine_decl`, `exports_decl` and `label_decl`, with their backtracking, and
+//! builds the tree lowering would build, with the same helpers for texts, spans and doc
+//! comments. Where it does not follow the grammar it gives up (`None`) and the driver runs the
+//! grammar on the item as before: the grammar stays the definition of what parses and of every
+//! diagnostic, and this reader never decides alone that something is an error. It gives up on
+//! anything the grammar would reject, and on forms rare enough to leave to the grammar:
+//! program parameters and `in 'file'` in a unit heading, linkage of variables (`cvar`,
+//! `external`), `specialize`, `generic` types, type helpers, FPC's operators named by a symbol
+//! and results named before the `:`, parameters named `out` or `constref`, a member block
+//! (`const`, `var`, `type`) followed by a declaration its own rule starts to read, and
+//! expressions nested deeper than lowering keeps them.
 //!
 //! Each reader below names the grammar rule it follows; where the rule has a choice, it takes
 //! the branch the grammar would take or gives up. `parser/tests/direct_path.rs` and a property
@@ -117,6 +122,12 @@ const K_STRING: u32 = word("string");
 const K_TYPE: u32 = word("type");
 const K_VAR: u32 = word("var");
 const K_XOR: u32 = word("xor");
+const K_CASE: u32 = word("case");
+const K_FILE: u32 = word("file");
+const K_NESTED: u32 = word("nested");
+const K_THREADVAR: u32 = word("threadvar");
+const K_EXPORTS: u32 = word("exports");
+const K_LABEL: u32 = word("label");
 
 /// `ident`, `list_name`: a plain name or a soft keyword.
 fn is_name(c: u32) -> bool {
@@ -138,6 +149,16 @@ const CALL_CONVS: (u32, u32) = (word("cdecl"), word("winapi"));
 /// `directive_name`.
 fn is_directive_name(c: u32) -> bool {
     (DIRECTIVE_NAMES.0..=DIRECTIVE_NAMES.1).contains(&c) || c == K_LIBRARY
+}
+
+/// `directive_start`.
+fn is_directive_start(c: u32) -> bool {
+    is_directive_name(c) || c == K_PUBLIC || is_linker_word(c)
+}
+
+/// `linker_word`.
+fn is_linker_word(c: u32) -> bool {
+    c == K_DEPENDENCY || c == K_FRAMEWORK
 }
 
 /// `hint_start`, `hint_name`.
@@ -176,39 +197,23 @@ fn routine_kind(c: u32) -> Option<RoutineKind> {
     }
 }
 
-/// True when the token `c` can start an expression (`unary_start` or a `primary`).
-fn starts_operand(c: u32) -> bool {
-    is_name(c)
-        || matches!(
-            c,
-            MINUS
-                | PLUS
-                | K_NOT
-                | AT
-                | C_NUMBER
-                | C_STRING
-                | LB
-                | LP
-                | K_NIL
-                | K_STRING
-                | K_INHERITED
-        )
-}
-
-/// Binding strength of the binary operator `c`: `Ok(None)` when `c` is none, `Err` for a
-/// relational operator (`<>`, `<=`, `in`, ... are left to the grammar).
-fn binary_precedence(c: u32) -> Result<Option<u8>, ()> {
+/// Binding strength of the binary operator `c` (relational 0, additive 1, multiplicative 2).
+fn binary_precedence(c: u32) -> Option<u8> {
     match c {
-        PLUS | MINUS | K_OR | K_XOR => Ok(Some(1)),
-        STAR | SLASH | K_AND | K_AS | K_DIV | K_MOD | K_SHL | K_SHR => Ok(Some(2)),
-        LT | EQ | GT | K_IN | K_IS => Err(()),
-        _ => Ok(None),
+        LT | EQ | GT | K_IN | K_IS => Some(0),
+        PLUS | MINUS | K_OR | K_XOR => Some(1),
+        STAR | SLASH | K_AND | K_AS | K_DIV | K_MOD | K_SHL | K_SHR => Some(2),
+        _ => None,
     }
 }
 
 /// How deep type arguments and prefix operators may nest before the reader leaves the item to
 /// the grammar (which bounds nesting itself).
 const MAX_DEPTH: u32 = 32;
+
+/// How deep expressions may nest (parentheses, calls, sets) before the reader leaves the item
+/// to the grammar: lowering keeps the expressions below twelve levels as text only.
+const MAX_EXPR_NESTING: u32 = 10;
 
 /// An operand of an expression with where it starts and ends in the item's input.
 struct Operand {
@@ -224,6 +229,11 @@ pub(crate) struct Direct<'l, 'a> {
     input: &'a [u8],
     at: usize,
     depth: u32,
+    /// How deep `expression` has recursed.
+    nesting: u32,
+    /// Set when the reader gives the item up (rather than finding that the grammar would not
+    /// match): a failed alternative is then not followed by the next one.
+    gave_up: bool,
 }
 
 impl<'l, 'a> Direct<'l, 'a> {
@@ -234,7 +244,15 @@ impl<'l, 'a> Direct<'l, 'a> {
             input: input.as_bytes(),
             at: 0,
             depth: 0,
+            nesting: 0,
+            gave_up: false,
         }
+    }
+
+    /// Gives the item up to the grammar.
+    fn give_up<T>(&mut self) -> Option<T> {
+        self.gave_up = true;
+        None
     }
 
     /// Where the reader is: the end of what it has read.
@@ -367,7 +385,7 @@ impl<'l, 'a> Direct<'l, 'a> {
             None
         };
         self.expect(EQ)?;
-        let value = self.expr()?;
+        let value = self.const_value()?;
         let hints = self.hints();
         self.expect(SEMI)?;
         out.push(ConstDecl {
@@ -402,12 +420,7 @@ impl<'l, 'a> Direct<'l, 'a> {
             }
             EQ => {
                 self.bump();
-                let value = self.expr()?;
-                // `const_value`: an expression ends at `;` or a hint
-                if self.peek() != SEMI && !is_hint_name(self.peek()) {
-                    return None;
-                }
-                Some(value)
+                Some(self.const_value()?)
             }
             _ => None,
         };
@@ -423,6 +436,37 @@ impl<'l, 'a> Direct<'l, 'a> {
         let names = self.list_names(names_start, names_end);
         out.extend(var_decls(names, ty, value, attributes, doc, span));
         Some(())
+    }
+
+    /// `exports_decl` (`exports` and balanced tokens up to `;`) or `label_decl`, kept as its
+    /// keyword and extent.
+    pub(crate) fn other_decl(&mut self) -> Option<OtherDecl> {
+        let keyword = match self.peek() {
+            K_EXPORTS => {
+                self.bump();
+                self.balanced(|c| c == SEMI)?;
+                "exports"
+            }
+            K_LABEL => {
+                self.bump();
+                loop {
+                    if !is_name(self.peek()) && self.peek() != C_NUMBER {
+                        return None;
+                    }
+                    self.bump();
+                    if !self.eat(COMMA) {
+                        break;
+                    }
+                }
+                "label"
+            }
+            _ => return None,
+        };
+        self.expect(SEMI)?;
+        Some(OtherDecl {
+            keyword: Text::const_new(keyword),
+            span: self.span(0, self.at),
+        })
     }
 
     // ------------------------------------------------------------ names and attributes
@@ -468,7 +512,7 @@ impl<'l, 'a> Direct<'l, 'a> {
         Some(())
     }
 
-    /// `opt_attributes`, without attribute targets (`[Result: Foo]`) and named arguments.
+    /// `opt_attributes`.
     fn attributes(&mut self) -> Option<Vec<Attribute>> {
         let mut out = Vec::new();
         while self.eat(LB) {
@@ -487,22 +531,33 @@ impl<'l, 'a> Direct<'l, 'a> {
         Some(out)
     }
 
-    /// `attribute`.
+    /// `attribute`: a target (`[Result: Foo]`), a name and arguments, named (`Name = value`)
+    /// or not.
     fn attribute(&mut self) -> Option<Attribute> {
         let start = self.at;
-        if self.peek_at(1) == COLON {
-            return None;
+        if is_name(self.peek()) && self.peek_at(1) == COLON && self.peek_at(2) != EQ {
+            self.at += 2 * CODE_WIDTH;
         }
+        let name_start = self.at;
         self.qualified_ident()?;
-        let name = compact(self.text(start, self.at));
+        let name = compact(self.text(name_start, self.at));
         let mut args = Vec::new();
         if self.eat(LP) && !self.eat(RP) {
             loop {
-                if is_name(self.peek()) && matches!(self.peek_at(1), C_ASSIGN | EQ) {
-                    return None;
-                }
+                // `attr_named`: a name, `=` or `:=` (not `==`), an expression
+                let named = is_name(self.peek())
+                    && match self.peek_at(1) {
+                        C_ASSIGN => true,
+                        EQ => self.peek_at(2) != EQ,
+                        _ => false,
+                    };
+                let name = named.then(|| {
+                    let name = strip_amp(self.token_text(self.at));
+                    self.at += 2 * CODE_WIDTH;
+                    name
+                });
                 args.push(AttributeArg {
-                    name: None,
+                    name,
                     value: self.expr()?,
                 });
                 if !self.eat(COMMA) {
@@ -519,27 +574,64 @@ impl<'l, 'a> Direct<'l, 'a> {
     }
 
     // ------------------------------------------------------------ expressions
+    //
+    // Expressions follow the grammar completely, with its backtracking: a postfix or an
+    // operator whose operand does not match ends the expression before it, and `None` means
+    // the grammar would not match here either, unless the reader gave up (`gave_up`), which
+    // every caller that tries an alternative after a failed expression checks.
 
-    /// `expr` without relational operators, `@`, brackets, calls and indexes.
+    /// `expr`.
     fn expr(&mut self) -> Option<Expr> {
-        let first = self.operand()?;
-        Some(self.climb(first, 0)?.expr)
+        self.expression(false)
     }
 
-    /// The precedence of the operator here, if any (`None`: one the reader leaves alone).
-    fn operator(&self) -> Option<Option<u8>> {
-        binary_precedence(self.peek()).ok()
+    /// `expr`, or `simple_expr` (no relational operators) when `simple`.
+    fn expression(&mut self, simple: bool) -> Option<Expr> {
+        // lowering keeps expressions nested deeper than a dozen levels as text only
+        if self.nesting >= MAX_EXPR_NESTING {
+            return self.give_up();
+        }
+        self.nesting += 1;
+        let start = self.at;
+        let value = self
+            .operand()
+            .and_then(|first| self.climb(first, 0, simple));
+        self.nesting -= 1;
+        if value.is_none() {
+            self.at = start;
+        }
+        Some(value?.expr)
+    }
+
+    /// The binary operator here, if any: its precedence and how many tokens it takes.
+    fn binary_operator(&self, simple: bool) -> Option<(u8, usize)> {
+        let c = self.peek();
+        let prec = binary_precedence(c)?;
+        if prec == 0 && simple {
+            return None;
+        }
+        // `rel_op`: `<>`, `<=`, `>=` are two tokens
+        let two =
+            (c == LT && matches!(self.peek_at(1), GT | EQ)) || (c == GT && self.peek_at(1) == EQ);
+        Some((prec, if two { 2 } else { 1 }))
     }
 
     /// Precedence climbing, as lowering builds the tree of a flat expression row.
-    fn climb(&mut self, mut lhs: Operand, min: u8) -> Option<Operand> {
-        while let Some(prec) = self.operator()?.filter(|&p| p >= min) {
+    fn climb(&mut self, mut lhs: Operand, min: u8, simple: bool) -> Option<Operand> {
+        while let Some((prec, width)) = self.binary_operator(simple).filter(|&(p, _)| p >= min) {
             let op_start = self.at;
-            self.bump();
+            self.at += width * CODE_WIDTH;
             let op = compact(self.text(op_start, self.at)).to_ascii_lowercase();
-            let mut rhs = self.operand()?;
-            while let Some(next) = self.operator()?.filter(|&n| n > prec) {
-                rhs = self.climb(rhs, next)?;
+            let Some(mut rhs) = self.operand() else {
+                if self.gave_up {
+                    return None;
+                }
+                // the grammar's row ends before an operator without an operand
+                self.at = op_start;
+                break;
+            };
+            while let Some((next, _)) = self.binary_operator(simple).filter(|&(n, _)| n > prec) {
+                rhs = self.climb(rhs, next, simple)?;
             }
             let (start, end) = (lhs.start, rhs.end);
             lhs = Operand {
@@ -559,19 +651,28 @@ impl<'l, 'a> Direct<'l, 'a> {
         Some(lhs)
     }
 
-    /// An operand: prefix `-`, `+`, `not`, a primary and member accesses.
+    /// An operand: prefix operators, a primary and its postfixes.
     fn operand(&mut self) -> Option<Operand> {
         let start = self.at;
-        if matches!(self.peek(), MINUS | PLUS | K_NOT) {
+        if matches!(self.peek(), MINUS | PLUS | K_NOT | AT) {
             if self.depth >= MAX_DEPTH {
-                return None;
+                return self.give_up();
             }
-            self.bump();
+            // `unary_op`: `@@` before `@`
+            let width = if self.peek() == AT && self.peek_at(1) == AT {
+                2
+            } else {
+                1
+            };
+            self.at += width * CODE_WIDTH;
             let op = lowercase(self.text(start, self.at));
             self.depth += 1;
             let inner = self.operand();
             self.depth -= 1;
-            let inner = inner?;
+            let Some(inner) = inner else {
+                self.at = start;
+                return None;
+            };
             let end = inner.end;
             return Some(Operand {
                 expr: Expr {
@@ -588,25 +689,48 @@ impl<'l, 'a> Direct<'l, 'a> {
         }
         let mut expr = self.primary()?;
         loop {
-            match self.peek() {
+            let here = self.at;
+            let kind = match self.peek() {
                 DOT if is_dot_name(self.peek_at(1)) => {
                     let member = strip_amp(self.token_text(self.at + CODE_WIDTH));
                     self.at += 2 * CODE_WIDTH;
-                    let kind = match expr.kind {
+                    match expr.kind {
                         ExprKind::Ident { name } => ExprKind::Ident {
                             name: compact_str::format_compact!("{name}.{member}"),
                         },
                         _ => ExprKind::Other,
-                    };
-                    expr = Expr {
-                        text: normalize(self.text(start, self.at)),
-                        kind,
-                        span: self.span(start, self.at),
-                    };
+                    }
                 }
-                DOT | LP | LB | CARET => return None,
+                LP => match self.bracketed(LP, RP, true) {
+                    Some(args) => ExprKind::Call {
+                        callee: Box::new(expr),
+                        args,
+                    },
+                    None if self.gave_up => return None,
+                    None => {
+                        self.at = here;
+                        break;
+                    }
+                },
+                LB => match self.bracketed(LB, RB, false) {
+                    Some(_) => ExprKind::Other,
+                    None if self.gave_up => return None,
+                    None => {
+                        self.at = here;
+                        break;
+                    }
+                },
+                CARET => {
+                    self.bump();
+                    ExprKind::Other
+                }
                 _ => break,
-            }
+            };
+            expr = Expr {
+                text: normalize(self.text(start, self.at)),
+                kind,
+                span: self.span(start, self.at),
+            };
         }
         Some(Operand {
             expr,
@@ -615,32 +739,150 @@ impl<'l, 'a> Direct<'l, 'a> {
         })
     }
 
-    /// `primary`: a name, number, string, `nil` or `string`.
+    /// `call_args` (`open` `(`, `close` `)`, `widths`: `expr:expr` allowed) or `index_args`
+    /// (`[`, `]`, at least one expression): the expressions inside, width arguments included.
+    fn bracketed(&mut self, open: u32, close: u32, widths: bool) -> Option<Vec<Expr>> {
+        let start = self.at;
+        self.expect(open)?;
+        let mut out = Vec::new();
+        if !(widths && self.eat(close)) {
+            loop {
+                let Some(e) = self.expr() else {
+                    self.at = start;
+                    return None;
+                };
+                out.push(e);
+                if widths && self.eat(COLON) {
+                    continue;
+                }
+                if !self.eat(COMMA) {
+                    break;
+                }
+            }
+            if !self.eat(close) {
+                self.at = start;
+                return None;
+            }
+        }
+        Some(out)
+    }
+
+    /// `primary`: a name, number, string, set, parenthesized expression, `nil`, `string` or
+    /// `inherited`.
     fn primary(&mut self) -> Option<Expr> {
         let start = self.at;
         let c = self.peek();
-        self.bump();
         let kind = if is_name(c) {
+            self.bump();
             ExprKind::Ident {
                 name: strip_amp(self.text(start, self.at)),
             }
         } else if c == C_NUMBER {
+            self.bump();
             number_kind(self.text(start, self.at))
         } else if c == C_STRING {
-            self.at = start;
             ExprKind::Str {
                 value: self.string_lit()?,
             }
+        } else if c == LB {
+            ExprKind::Set {
+                elements: self.set_elements()?,
+            }
+        } else if c == LP {
+            self.bump();
+            let inner = self.expr();
+            if inner.is_none() || !self.eat(RP) {
+                self.at = start;
+                return None;
+            }
+            inner?.kind
         } else if c == K_NIL || c == K_STRING {
+            self.bump();
             ExprKind::Ident {
                 name: normalize(self.text(start, self.at)),
             }
+        } else if c == K_INHERITED {
+            // `inherited Name`: the name is not the value
+            self.bump();
+            if is_name(self.peek()) {
+                self.bump();
+            }
+            ExprKind::Other
         } else {
             return None;
         };
         Some(Expr {
             text: normalize(self.text(start, self.at)),
             kind,
+            span: self.span(start, self.at),
+        })
+    }
+
+    /// `set_ctor`: its elements, a range `A..B` as a binary `..` expression.
+    fn set_elements(&mut self) -> Option<Vec<Expr>> {
+        let start = self.at;
+        self.expect(LB)?;
+        let mut out = Vec::new();
+        if !self.eat(RB) {
+            loop {
+                let elem_start = self.at;
+                let Some(low) = self.expr() else {
+                    self.at = start;
+                    return None;
+                };
+                if self.eat(C_DOTDOT) {
+                    let Some(high) = self.expr() else {
+                        self.at = start;
+                        return None;
+                    };
+                    out.push(Expr {
+                        text: normalize(self.text(elem_start, self.at)),
+                        kind: ExprKind::Binary {
+                            op: Text::const_new(".."),
+                            lhs: Box::new(low),
+                            rhs: Box::new(high),
+                        },
+                        span: self.span(elem_start, self.at),
+                    });
+                } else {
+                    out.push(low);
+                }
+                if !self.eat(COMMA) {
+                    break;
+                }
+            }
+            if !self.eat(RB) {
+                self.at = start;
+                return None;
+            }
+        }
+        Some(out)
+    }
+
+    /// `blob`: balanced tokens up to a `;`, `)` or `]` outside brackets (typed constants,
+    /// tables); `None` when it is empty or its brackets do not match.
+    fn blob(&mut self) -> Option<()> {
+        let start = self.at;
+        self.balanced(|c| c == SEMI)?;
+        (self.at > start).then_some(())
+    }
+
+    /// `const_value`: an expression followed by `;` or a hint, else a blob kept as text.
+    fn const_value(&mut self) -> Option<Expr> {
+        let start = self.at;
+        if let Some(value) = self.expr() {
+            if self.peek() == SEMI || is_hint_name(self.peek()) {
+                return Some(value);
+            }
+        }
+        if self.gave_up {
+            return None;
+        }
+        self.at = start;
+        self.blob()?;
+        Some(Expr {
+            text: normalize(self.text(start, self.at)),
+            kind: ExprKind::Other,
             span: self.span(start, self.at),
         })
     }
@@ -675,92 +917,147 @@ impl<'l, 'a> Direct<'l, 'a> {
         }
     }
 
-    /// `type_ref`; a subrange's bounds go to `bounds`.
+    /// `type_ref`; a subrange's bounds go to `bounds`. The grammar's alternatives in their
+    /// order: a single name, `string`, a named type (not before `..`), a procedural type,
+    /// `string[N]`, an array, a set, a file, a pointer, a record, a class reference, a
+    /// subrange, an enumeration.
     fn type_ref_with_bounds(&mut self, bounds: &mut Option<(Expr, Expr)>) -> Option<TypeRef> {
         let start = self.at;
-        let c = self.peek();
-        let kind = if is_name(c) {
-            if matches!(c, K_BITPACKED | K_REFERENCE | K_SPECIALIZE) {
-                return None;
-            }
-            if !matches!(self.peek_at(1), LT | DOT | LP | C_DOTDOT) {
-                return Some(self.short_type_ref());
-            }
-            match self.named_type() {
-                Some(kind) if self.peek() != C_DOTDOT => kind,
-                // `Low..High`, `TEnum.A..TEnum.B`: a subrange, read again as one
-                _ => return self.subrange(start, bounds),
-            }
-        } else if c == K_STRING {
+        let mut c = self.peek();
+        // `packing?` before `array`, `set` and `record`
+        let packed = matches!(c, K_PACKED | K_BITPACKED)
+            && matches!(self.peek_at(1), K_ARRAY | K_SET | K_RECORD);
+        if packed {
             self.bump();
-            if self.eat(LB) {
+            c = self.peek();
+        }
+        let kind = match c {
+            K_SPECIALIZE | K_BITPACKED => return None,
+            K_REFERENCE if self.peek_at(1) == K_TO => {
+                self.proc_type()?;
+                TypeRefKind::Other
+            }
+            _ if is_name(c) => {
+                if !matches!(self.peek_at(1), LT | DOT | LP | C_DOTDOT) {
+                    return Some(self.short_type_ref());
+                }
+                let kind = self.named_type()?;
+                if self.peek() == C_DOTDOT {
+                    // `Low..High`, `TEnum.A..TEnum.B`: a subrange, read again as one
+                    return self.subrange(start, bounds);
+                }
+                kind
+            }
+            K_STRING if self.peek_at(1) == LB => {
+                self.at += 2 * CODE_WIDTH;
                 let length = self.expr()?;
                 self.expect(RB)?;
                 TypeRefKind::ShortString {
                     length: Box::new(length),
                 }
-            } else {
+            }
+            K_STRING => {
+                self.bump();
                 TypeRefKind::Named {
                     name: Text::const_new("string"),
                     generic_args: Vec::new(),
                 }
             }
-        } else if c == K_ARRAY {
-            self.bump();
-            let mut indexes = 0;
-            if self.eat(LB) {
-                loop {
+            K_ARRAY => self.array_type()?,
+            K_SET if self.peek_at(1) == K_OF => {
+                self.at += 2 * CODE_WIDTH;
+                self.nested_type_ref()?;
+                TypeRefKind::Other
+            }
+            K_PROCEDURE | K_FUNCTION => {
+                self.proc_type()?;
+                TypeRefKind::Other
+            }
+            K_FILE => {
+                self.bump();
+                if self.eat(K_OF) {
                     self.nested_type_ref()?;
-                    indexes += 1;
-                    if !self.eat(COMMA) {
-                        break;
-                    }
                 }
-                self.expect(RB)?;
+                TypeRefKind::Other
             }
-            self.expect(K_OF)?;
-            // As lowering reads `array_type`: its type references are the indexes and the
-            // element; it is `of const` when its last token is `const` (also the last token of
-            // an element `array of const`), and then has no element.
-            let element = if self.eat(K_CONST) {
-                None
-            } else {
-                Some(self.nested_type_ref()?)
-            };
-            let refs = indexes + usize::from(element.is_some());
-            let of_const = self.code_at(self.at - CODE_WIDTH) == K_CONST;
-            let has_index = refs >= if of_const { 1 } else { 2 };
-            let element = element.filter(|_| !of_const).map(Box::new);
-            match (has_index, element) {
-                (true, Some(element)) => TypeRefKind::StaticArray { element },
-                (true, None) => TypeRefKind::Other,
-                (false, element) => TypeRefKind::ArrayOf { element },
+            CARET => {
+                self.bump();
+                TypeRefKind::Pointer {
+                    target: Box::new(self.nested_type_ref()?),
+                }
             }
-        } else if c == CARET {
-            self.bump();
-            TypeRefKind::Pointer {
-                target: Box::new(self.nested_type_ref()?),
+            K_RECORD => {
+                self.structured(StructuredKind::Record)?;
+                TypeRefKind::Other
             }
-        } else if c == K_SET && self.peek_at(1) == K_OF {
-            self.at += 2 * CODE_WIDTH;
-            self.nested_type_ref()?;
-            TypeRefKind::Other
-        } else if matches!(c, C_NUMBER | C_STRING | MINUS | PLUS) {
-            return self.subrange(start, bounds);
-        } else {
-            return None;
+            K_CLASS if self.peek_at(1) == K_OF => {
+                self.at += 2 * CODE_WIDTH;
+                self.nested_type_ref()?;
+                TypeRefKind::Other
+            }
+            C_NUMBER | C_STRING | MINUS | PLUS | LP | LB | AT | K_NOT | K_NIL | K_INHERITED => {
+                if let Some(subrange) = self.subrange(start, bounds) {
+                    return Some(subrange);
+                }
+                if self.gave_up || c != LP {
+                    return None;
+                }
+                self.enum_members()?;
+                TypeRefKind::Other
+            }
+            _ => return None,
         };
         let text = normalize(self.text(start, self.at));
         let span = self.span(start, self.at);
         Some(TypeRef { kind, text, span })
     }
 
+    /// `array_type` from `array` on, as lowering reads it: its type references are the
+    /// indexes and the element; it is `of const` when its last token is `const` (also the
+    /// last token of an element `array of const`), and then has no element.
+    fn array_type(&mut self) -> Option<TypeRefKind> {
+        self.expect(K_ARRAY)?;
+        let mut indexes = 0;
+        if self.eat(LB) {
+            loop {
+                self.nested_type_ref()?;
+                indexes += 1;
+                if !self.eat(COMMA) {
+                    break;
+                }
+            }
+            self.expect(RB)?;
+        }
+        self.expect(K_OF)?;
+        let element = if self.eat(K_CONST) {
+            None
+        } else {
+            Some(self.nested_type_ref()?)
+        };
+        let refs = indexes + usize::from(element.is_some());
+        let of_const = self.code_at(self.at - CODE_WIDTH) == K_CONST;
+        let has_index = refs >= if of_const { 1 } else { 2 };
+        let element = element.filter(|_| !of_const).map(Box::new);
+        Some(match (has_index, element) {
+            (true, Some(element)) => TypeRefKind::StaticArray { element },
+            (true, None) => TypeRefKind::Other,
+            (false, element) => TypeRefKind::ArrayOf { element },
+        })
+    }
+
     /// `subrange_type` from `start`: two expressions around `..`, which go to `bounds`.
+    /// `None` (with `gave_up` unset) when the grammar's rule does not match.
     fn subrange(&mut self, start: usize, bounds: &mut Option<(Expr, Expr)>) -> Option<TypeRef> {
         self.at = start;
-        let low = self.expr()?;
-        self.expect(C_DOTDOT)?;
-        let high = self.expr()?;
+        let low = self.expression(true)?;
+        if !self.eat(C_DOTDOT) {
+            self.at = start;
+            return None;
+        }
+        let Some(high) = self.expression(true) else {
+            self.at = start;
+            return None;
+        };
         *bounds = Some((low, high));
         Some(TypeRef {
             kind: TypeRefKind::Other,
@@ -780,8 +1077,9 @@ impl<'l, 'a> Direct<'l, 'a> {
         t
     }
 
-    /// `named_type` without `specialize` and code pages: name parts, each with optional generic
-    /// arguments, of which the last part's are kept.
+    /// `named_type` without `specialize`: name parts, each with optional generic arguments,
+    /// of which the last part's are kept, and a code page (`AnsiString(1252)`). Like the
+    /// grammar it stops before a `.` without a name and a `(` without a code page.
     fn named_type(&mut self) -> Option<TypeRefKind> {
         if !is_name(self.peek()) || self.peek() == K_SPECIALIZE {
             return None;
@@ -800,16 +1098,24 @@ impl<'l, 'a> Direct<'l, 'a> {
             } else {
                 Vec::new()
             };
-            if self.peek() != DOT {
+            if self.peek() != DOT || !is_dot_name(self.peek_at(1)) {
                 break;
-            }
-            if !is_dot_name(self.peek_at(1)) {
-                return None;
             }
             self.bump();
         }
         if self.peek() == LP {
-            return None;
+            let before = self.at;
+            self.bump();
+            match self.expr() {
+                Some(code_page) if self.eat(RP) => {
+                    return Some(TypeRefKind::CodePageString {
+                        name,
+                        code_page: Box::new(code_page),
+                    })
+                }
+                _ if self.gave_up => return None,
+                _ => self.at = before,
+            }
         }
         Some(TypeRefKind::Named { name, generic_args })
     }
@@ -875,8 +1181,8 @@ impl<'l, 'a> Direct<'l, 'a> {
         self.routine_heading(attributes, doc)
     }
 
-    /// `routine_heading` of a procedure, function, constructor or destructor, also a class
-    /// method; no generic parameters, method resolution, operator or parameter attributes.
+    /// `routine_heading`, but for FPC's operators named by a symbol and results named before
+    /// the `:`.
     fn routine_heading(
         &mut self,
         attributes: Vec<Attribute>,
@@ -884,7 +1190,13 @@ impl<'l, 'a> Direct<'l, 'a> {
     ) -> Option<Routine> {
         let start = self.at;
         let is_class = self.eat(K_CLASS);
-        let kind = routine_kind(self.peek())?;
+        if self.peek() == K_GENERIC && routine_kind(self.peek_at(1)).is_some() {
+            self.bump();
+        }
+        let kind = match self.peek() {
+            K_OPERATOR => RoutineKind::Operator,
+            c => routine_kind(c)?,
+        };
         self.bump();
         // name parts: all but the last qualify the routine
         if !is_dot_name(self.peek()) {
@@ -918,10 +1230,10 @@ impl<'l, 'a> Direct<'l, 'a> {
             self.formal_params(&mut params)?;
         }
         let mut result = None;
+        let mut attributes = attributes;
         if self.eat(COLON) {
-            if self.peek() == LB {
-                return None;
-            }
+            // attributes of the result are kept with the routine's
+            attributes.extend(self.attributes()?);
             result = Some(self.type_ref()?);
         }
         // `method_resolution`: `function IFoo.Bar = DoBar;`
@@ -935,11 +1247,7 @@ impl<'l, 'a> Direct<'l, 'a> {
                 span: self.span(0, 0),
             });
         }
-        // directives without a `;` before them are left to the grammar
-        if self.peek() != SEMI {
-            return None;
-        }
-        let mut directives = self.directives()?;
+        let mut directives = self.heading_end()?;
         if let Some(resolution) = resolution {
             directives.insert(0, resolution);
         }
@@ -991,26 +1299,44 @@ impl<'l, 'a> Direct<'l, 'a> {
         }
     }
 
-    /// `param_group` without attributes: a mode, names, a type and a default value.
+    /// `param_group`: attributes, a mode, attributes, names, a type and a default value.
     fn param_group(&mut self, params: &mut Vec<Param>) -> Option<()> {
         let start = self.at;
-        let mode = match self.peek() {
-            K_CONST => ParamMode::Const,
-            K_VAR => ParamMode::Var,
-            K_OUT => ParamMode::Out,
-            K_CONSTREF => ParamMode::ConstRef,
-            _ => ParamMode::Value,
-        };
-        if mode != ParamMode::Value {
+        let mut attributes = self.attributes()?;
+        if matches!(self.peek(), K_CONST | K_VAR | K_OUT | K_CONSTREF) {
             // `out`, `constref` before these are a parameter's name
             if matches!(self.peek_at(1), COLON | COMMA | RP | EQ) {
                 return None;
             }
             self.bump();
+            if self.peek() == LB {
+                attributes.extend(self.attributes()?);
+            }
         }
         let names_start = self.at;
         self.ident_list()?;
         let names_end = self.at;
+        // as lowering reads it: the first mode keyword before the names, `const` with a `[ref]`
+        // attribute is `constref`
+        let mode = (start..names_start)
+            .step_by(CODE_WIDTH)
+            .find_map(|at| match self.code_at(at) {
+                K_CONST => Some(ParamMode::Const),
+                K_VAR => Some(ParamMode::Var),
+                K_OUT => Some(ParamMode::Out),
+                K_CONSTREF => Some(ParamMode::ConstRef),
+                _ => None,
+            });
+        let mode = match mode {
+            Some(ParamMode::Const)
+                if attributes
+                    .iter()
+                    .any(|a| a.name.eq_ignore_ascii_case("ref")) =>
+            {
+                ParamMode::ConstRef
+            }
+            mode => mode.unwrap_or(ParamMode::Value),
+        };
         let ty = if self.eat(COLON) {
             Some(self.type_ref()?)
         } else {
@@ -1023,97 +1349,116 @@ impl<'l, 'a> Direct<'l, 'a> {
         };
         let span = self.span(start, self.at);
         let names = self.list_names(names_start, names_end);
-        push_params(params, names, mode, ty, default, Vec::new(), span);
+        push_params(params, names, mode, ty, default, attributes, span);
         Some(())
     }
 
-    /// What the token at `at` starts after a heading's `;` (or after a directive): `true` a
-    /// directive (`directive_name` not followed by `:`, `,` or `=`), `false` no directive,
-    /// `None` one this reader leaves to the grammar (`public name`, `alias:`, linker clauses).
-    fn directive_at(&self, at: usize) -> Option<bool> {
-        let c = self.code_at(at);
-        if is_directive_name(c) {
-            if matches!(self.code_at(at + CODE_WIDTH), COLON | COMMA | EQ) {
-                return (c != K_ALIAS).then_some(false);
-            }
-            return Some(true);
-        }
-        if c == K_PUBLIC {
-            return (self.code_at(at + CODE_WIDTH) != K_NAME).then_some(false);
-        }
-        if c == K_DEPENDENCY || c == K_FRAMEWORK {
-            return None;
-        }
-        Some(false)
-    }
-
-    /// From a heading's `;`: `(&(SEMI? ~ directive_start) ~ directives | SEMI)` for directives
-    /// without arguments, each list ended by a `;`.
-    fn directives(&mut self) -> Option<Vec<Directive>> {
+    /// The end of a heading: `(&(SEMI? ~ directive_start) ~ directives | SEMI)`, where
+    /// `directives` is `SEMI? ~ directive_list ~ (SEMI ~ directive_list)* ~ SEMI?`.
+    fn heading_end(&mut self) -> Option<Vec<Directive>> {
+        let at = self.at;
         let mut out = Vec::new();
-        let any = self.directive_at(self.at + CODE_WIDTH)?;
-        self.bump();
-        if !any {
-            return Some(out);
-        }
-        loop {
-            // one `directive_list`: directives not separated by `;` (`virtual abstract`)
-            loop {
-                let at = self.at;
-                self.bump();
-                let name = lowercase(self.token_text(at));
-                // `(!SEMI ~ directive_arg)?`: an expression, unless a directive follows
-                let next = self.peek();
-                let arg = if next == SEMI
-                    || is_directive_name(next)
-                    || matches!(next, K_DEPENDENCY | K_FRAMEWORK)
-                    || !starts_operand(next)
-                {
-                    None
-                } else {
-                    let arg_start = self.at;
-                    self.expr()?;
-                    Some(normalize(self.text(arg_start, self.at)))
-                };
-                out.push(Directive {
-                    name,
-                    arg,
-                    span: self.span(at, self.at),
-                });
-                if !self.directive_at(self.at)? {
-                    break;
-                }
-            }
-            // `(SEMI ~ directive_list)* ~ SEMI?`; a last directive without `;` is left to the
-            // grammar
-            if self.peek() != SEMI {
-                return None;
-            }
-            let more = self.directive_at(self.at + CODE_WIDTH)?;
-            self.bump();
-            if !more {
+        let semi = self.peek() == SEMI;
+        if is_directive_start(self.peek_at(usize::from(semi))) {
+            self.eat(SEMI);
+            if self.directive_list(&mut out)? {
+                while self.eat(SEMI) && self.directive_list(&mut out)? {}
                 return Some(out);
             }
+            self.at = at;
+        }
+        self.expect(SEMI)?;
+        Some(out)
+    }
+
+    /// `directive_list`: directives not separated by `;` (`virtual abstract`); `false` when
+    /// there is none.
+    fn directive_list(&mut self, out: &mut Vec<Directive>) -> Option<bool> {
+        let before = out.len();
+        while is_directive_start(self.peek()) {
+            match self.directive()? {
+                Some(d) => out.push(d),
+                None => break,
+            }
+        }
+        Some(out.len() > before)
+    }
+
+    /// The `directive` here; `Some(None)` when the grammar's rule does not match.
+    fn directive(&mut self) -> Option<Option<Directive>> {
+        let start = self.at;
+        let c = self.peek();
+        let next = self.peek_at(1);
+        let (name, arg) = if is_directive_name(c) && !matches!(next, COLON | COMMA | EQ) {
+            self.bump();
+            // `(!SEMI ~ directive_arg)?`: an expression, unless a directive follows
+            let arg = if next == SEMI || is_directive_name(next) || is_linker_word(next) {
+                None
+            } else {
+                let arg_start = self.at;
+                match self.expr() {
+                    Some(_) => Some(normalize(self.text(arg_start, self.at))),
+                    None if self.gave_up => return None,
+                    None => None,
+                }
+            };
+            (lowercase(self.token_text(start)), arg)
+        } else if (c == K_PUBLIC
+            && next == K_NAME
+            && !matches!(self.peek_at(2), COLON | COMMA | EQ))
+            || (c == K_ALIAS && next == COLON)
+        {
+            // `public name 'symbol'` (the argument is `name 'symbol'`), `alias: 'symbol'`
+            self.at += 2 * CODE_WIDTH;
+            let arg_start = if c == K_ALIAS {
+                self.at
+            } else {
+                start + CODE_WIDTH
+            };
+            self.expr()?;
+            let arg = normalize(self.text(arg_start, self.at));
+            (lowercase(self.token_text(start)), Some(arg))
+        } else if is_linker_word(c) {
+            // `linker_clause`: `framework 'UIKit'`, `dependency 'c++', 'z'`
+            self.bump();
+            self.expr()?;
+            while self.eat(COMMA) {
+                self.expr()?;
+            }
+            let rest = normalize(self.text(start + CODE_WIDTH, self.at));
+            (lowercase(self.token_text(start)), Some(rest))
+        } else {
+            return Some(None);
+        };
+        Some(Some(Directive {
+            name,
+            arg,
+            span: self.span(start, self.at),
+        }))
+    }
+
+    /// `hint`: `deprecated`, `deprecated 'why'`, `platform`, `experimental`, `library`.
+    fn hint(&mut self) -> Directive {
+        let start = self.at;
+        self.bump();
+        let name = lowercase(self.token_text(start));
+        let arg_start = self.at;
+        while self.peek() == C_STRING {
+            self.bump();
+        }
+        let arg = (self.at > arg_start).then(|| normalize(self.text(arg_start, self.at)));
+        Directive {
+            name,
+            arg,
+            span: self.span(start, self.at),
         }
     }
 
-    /// `hints`: `deprecated`, `deprecated 'why'`, `platform`, `experimental`, `library`.
+    /// `hints`.
     fn hints(&mut self) -> Vec<Directive> {
         let mut out = Vec::new();
         while is_hint_name(self.peek()) {
-            let start = self.at;
-            self.bump();
-            let name = lowercase(self.token_text(start));
-            let arg_start = self.at;
-            while self.peek() == C_STRING {
-                self.bump();
-            }
-            let arg = (self.at > arg_start).then(|| normalize(self.text(arg_start, self.at)));
-            out.push(Directive {
-                name,
-                arg,
-                span: self.span(start, self.at),
-            });
+            out.push(self.hint());
         }
         out
     }
@@ -1154,27 +1499,44 @@ impl<'l, 'a> Direct<'l, 'a> {
 
     /// `type_def`.
     fn type_def(&mut self) -> Option<TypeDef> {
-        let mut packing = None;
-        if self.peek() == K_PACKED && matches!(self.peek_at(1), K_CLASS | K_RECORD | K_OBJECT) {
-            packing = Some(lowercase(self.token_text(self.at)));
-            self.bump();
-        }
         let c = self.peek();
+        let next = self.peek_at(1);
+        if matches!(c, K_PACKED | K_BITPACKED) {
+            // `packing?` before a class, record or object (not a helper or class reference),
+            // an array or a set
+            let kind = match next {
+                K_CLASS if !matches!(self.peek_at(2), K_OF | K_HELPER) => StructuredKind::Class,
+                K_RECORD if self.peek_at(2) != K_HELPER => StructuredKind::Record,
+                K_OBJECT => StructuredKind::Object,
+                K_SET if self.peek_at(2) == K_OF => {
+                    self.at += 3 * CODE_WIDTH;
+                    let element = self.type_ref()?;
+                    return Some(TypeDef::Set { element });
+                }
+                K_ARRAY => return self.type_def_ref(),
+                _ => return None,
+            };
+            let packing = lowercase(self.token_text(self.at));
+            self.bump();
+            let mut st = self.structured(kind)?;
+            st.modifiers.insert(0, packing);
+            return Some(TypeDef::Structured(st));
+        }
         let kind = match c {
-            K_CLASS if self.peek_at(1) == K_OF && packing.is_none() => {
+            K_CLASS if next == K_OF => {
                 self.at += 2 * CODE_WIDTH;
                 let class = self.type_ref()?;
                 return Some(TypeDef::ClassRef { class });
             }
-            K_CLASS if self.peek_at(1) == K_HELPER => StructuredKind::ClassHelper,
+            K_CLASS if next == K_HELPER => StructuredKind::ClassHelper,
             K_CLASS => StructuredKind::Class,
-            K_RECORD if self.peek_at(1) == K_HELPER => StructuredKind::RecordHelper,
+            K_RECORD if next == K_HELPER => StructuredKind::RecordHelper,
             K_RECORD => StructuredKind::Record,
             K_OBJECT => StructuredKind::Object,
             K_INTERFACE => StructuredKind::Interface,
             K_DISPINTERFACE => StructuredKind::DispInterface,
             // `type X` (a distinct type), not `type helper`
-            K_TYPE if self.peek_at(1) != K_HELPER && packing.is_none() => {
+            K_TYPE if next != K_HELPER => {
                 self.bump();
                 let target = self.type_ref()?;
                 return Some(TypeDef::Alias {
@@ -1182,41 +1544,55 @@ impl<'l, 'a> Direct<'l, 'a> {
                     distinct: true,
                 });
             }
-            _ if is_struct_start(c) || packing.is_some() => return None,
-            LP => return self.enum_type(),
-            K_SET if self.peek_at(1) == K_OF => {
+            _ if is_struct_start(c) => return None,
+            // a subrange (`(A)..(B)`) is tried before an enumeration
+            LP => {
+                let start = self.at;
+                let mut bounds = None;
+                if self.subrange(start, &mut bounds).is_some() {
+                    let (low, high) = bounds?;
+                    return Some(TypeDef::Subrange { low, high });
+                }
+                if self.gave_up {
+                    return None;
+                }
+                let members = self.enum_members()?;
+                return Some(TypeDef::Enum(EnumType { members }));
+            }
+            K_SET if next == K_OF => {
                 self.at += 2 * CODE_WIDTH;
                 let element = self.type_ref()?;
                 return Some(TypeDef::Set { element });
             }
-            K_PROCEDURE | K_FUNCTION | K_REFERENCE => return self.proc_type(),
-            _ => {
-                let mut bounds = None;
-                let target = self.type_ref_with_bounds(&mut bounds)?;
-                if let Some((low, high)) = bounds {
-                    return Some(TypeDef::Subrange { low, high });
-                }
-                return Some(match target.kind {
-                    TypeRefKind::Pointer { target } => TypeDef::Pointer { target: *target },
-                    TypeRefKind::Named { .. }
-                    | TypeRefKind::ShortString { .. }
-                    | TypeRefKind::CodePageString { .. } => TypeDef::Alias {
-                        target,
-                        distinct: false,
-                    },
-                    _ => TypeDef::Other { target },
-                });
-            }
+            K_PROCEDURE | K_FUNCTION => return self.proc_type().map(TypeDef::Procedural),
+            K_REFERENCE if next == K_TO => return self.proc_type().map(TypeDef::Procedural),
+            _ => return self.type_def_ref(),
         };
-        let mut st = self.structured(kind)?;
-        if let Some(packing) = packing {
-            st.modifiers.insert(0, packing);
-        }
-        Some(TypeDef::Structured(st))
+        Some(TypeDef::Structured(self.structured(kind)?))
     }
 
-    /// `proc_type` without calling conventions and hints, as the whole type definition.
-    fn proc_type(&mut self) -> Option<TypeDef> {
+    /// A `type_def` that is a `type_ref`: an alias, a pointer, a subrange or another type.
+    fn type_def_ref(&mut self) -> Option<TypeDef> {
+        let mut bounds = None;
+        let target = self.type_ref_with_bounds(&mut bounds)?;
+        if let Some((low, high)) = bounds {
+            return Some(TypeDef::Subrange { low, high });
+        }
+        Some(match target.kind {
+            TypeRefKind::Pointer { target } => TypeDef::Pointer { target: *target },
+            TypeRefKind::Named { .. }
+            | TypeRefKind::ShortString { .. }
+            | TypeRefKind::CodePageString { .. } => TypeDef::Alias {
+                target,
+                distinct: false,
+            },
+            _ => TypeDef::Other { target },
+        })
+    }
+
+    /// `proc_type`: `reference to`, the kind, parameters, result, `of object` or `is nested`,
+    /// then calling conventions (kept as directives) and hints, each maybe after a `;`.
+    fn proc_type(&mut self) -> Option<ProceduralType> {
         let start = self.at;
         let reference_to = self.peek() == K_REFERENCE;
         if reference_to {
@@ -1246,51 +1622,88 @@ impl<'l, 'a> Direct<'l, 'a> {
                 return None;
             }
             self.at += 2 * CODE_WIDTH;
+        } else if self.peek() == K_IS && self.peek_at(1) == K_NESTED {
+            self.at += 2 * CODE_WIDTH;
         }
-        // `is nested`, calling conventions and hints are left to the grammar
-        if self.peek() != SEMI || is_call_conv(self.peek_at(1)) || is_hint_name(self.peek_at(1)) {
-            return None;
+        // `(SEMI? ~ call_conv | SEMI ~ hint ~ &SEMI)*`
+        let mut directives = Vec::new();
+        loop {
+            let semi = usize::from(self.peek() == SEMI);
+            let at = self.at + semi * CODE_WIDTH;
+            let c = self.code_at(at);
+            if is_call_conv(c) {
+                self.at = at + CODE_WIDTH;
+                directives.push(Directive {
+                    name: lowercase(self.token_text(at)),
+                    arg: None,
+                    span: self.span(at, self.at),
+                });
+            } else if semi == 1 && is_hint_name(c) {
+                let before = self.at;
+                self.at = at;
+                self.hint();
+                if self.peek() != SEMI {
+                    self.at = before;
+                    break;
+                }
+            } else {
+                break;
+            }
         }
-        let span = self.span(start, self.at);
-        let mut heading = empty_routine(span);
+        let mut heading = empty_routine(self.span(start, self.at));
         heading.kind = kind;
         heading.params = params;
         heading.result = result;
+        heading.directives = directives;
         heading.forward = true;
-        Some(TypeDef::Procedural(ProceduralType {
+        Some(ProceduralType {
             reference_to,
             of_object,
             heading,
-        }))
+        })
     }
 
-    /// `enum_type` without values, as the whole type definition.
-    fn enum_type(&mut self) -> Option<TypeDef> {
+    /// `enum_type`: its members, with their values.
+    fn enum_members(&mut self) -> Option<Vec<EnumMember>> {
         self.expect(LP)?;
         let mut members = Vec::new();
         loop {
-            if !is_name(self.peek()) || matches!(self.peek_at(1), EQ | C_ASSIGN) {
+            if !is_name(self.peek()) {
                 return None;
             }
             let at = self.at;
             self.bump();
+            let value = if matches!(self.peek(), EQ | C_ASSIGN) {
+                self.bump();
+                Some(self.expr()?)
+            } else {
+                None
+            };
             members.push(EnumMember {
                 name: strip_amp(self.token_text(at)),
-                value: None,
+                value,
                 span: self.span(at, self.at),
             });
             if !self.eat(COMMA) {
                 self.expect(RP)?;
-                break;
+                return Some(members);
             }
         }
-        // `(A)..(B)` and `(A) + 1..9` are subranges
-        (self.peek() == SEMI || is_hint_name(self.peek()))
-            .then_some(TypeDef::Enum(EnumType { members }))
     }
 
-    /// `class_type`, `record_type`, `interface_type` (not packed).
+    /// `class_type`, `record_type`, `interface_type`, `object_type` and helpers from their
+    /// keyword on (after any packing).
     fn structured(&mut self, kind: StructuredKind) -> Option<StructuredType> {
+        if self.depth >= MAX_DEPTH {
+            return None;
+        }
+        self.depth += 1;
+        let st = self.structured_body(kind);
+        self.depth -= 1;
+        st
+    }
+
+    fn structured_body(&mut self, kind: StructuredKind) -> Option<StructuredType> {
         self.bump();
         let mut st = StructuredType {
             kind,
@@ -1370,8 +1783,9 @@ impl<'l, 'a> Direct<'l, 'a> {
             }
         }
         self.bump();
-        if kind == StructuredKind::Record && self.peek() == K_ALIGN {
-            return None;
+        // `record_align`
+        if kind == StructuredKind::Record && self.eat(K_ALIGN) {
+            self.expr()?;
         }
         st.sections = members.finish();
         Some(st)
@@ -1409,7 +1823,9 @@ impl<'l, 'a> Direct<'l, 'a> {
         Some(value)
     }
 
-    /// `member`: attributes, then a method, a visibility word, a field or a property.
+    /// `member`: attributes, then the grammar's `member_body` alternatives in their order: a
+    /// method, a visibility word, a field, a property, a `class var`, `var`, `const` or `type`
+    /// block, a variant part.
     fn member(&mut self, m: &mut Members) -> Option<()> {
         if self.peek() == LB {
             let start = self.at;
@@ -1418,81 +1834,182 @@ impl<'l, 'a> Direct<'l, 'a> {
         }
         let start = self.at;
         let c = self.peek();
-        if c == K_CLASS || c == K_GENERIC || c == K_OPERATOR || routine_kind(c).is_some() {
-            // `class var`, `class property`, `class operator`: left to the grammar
-            if c == K_CLASS && routine_kind(self.peek_at(1)).is_none() {
-                return None;
+        let next = self.peek_at(1);
+        let method = match c {
+            K_CLASS => routine_kind(next).is_some() || next == K_OPERATOR,
+            K_GENERIC => routine_kind(next).is_some(),
+            // an operator's name follows; `Operator: string` is a field
+            K_OPERATOR if !matches!(next, COLON | COMMA) => {
+                if !is_dot_name(next) {
+                    return None;
+                }
+                true
             }
+            _ => routine_kind(c).is_some(),
+        };
+        if method {
             let doc = self.lower.doc_at(m.member_start(start));
             let mut r = self.routine_heading(m.take_pending(), doc)?;
             r.forward = true;
             m.push(Member::Method(r));
-        } else if c == K_STRICT || is_vis_word(c) {
-            let strict = self.eat(K_STRICT);
-            let vis = self.peek();
-            if !is_vis_word(vis) || matches!(self.peek_at(1), COLON | COMMA) {
-                return None;
-            }
+        } else if is_vis_word(c) && !matches!(next, COLON | COMMA) {
             self.bump();
             m.member_start(start);
-            let word = char::from_u32(vis).unwrap_or_default();
-            m.visibility(visibility_of(word, strict));
+            m.visibility(visibility_of(char::from_u32(c)?, false));
+        } else if c == K_STRICT && is_vis_word(next) {
+            if matches!(self.peek_at(2), COLON | COMMA) {
+                return None;
+            }
+            self.at += 2 * CODE_WIDTH;
+            m.member_start(start);
+            m.visibility(visibility_of(char::from_u32(next)?, true));
         } else if is_name(c) {
             let member_start = m.member_start(start);
-            self.ident_list()?;
-            let names_end = self.at;
-            self.expect(COLON)?;
-            let ty = self.type_ref()?;
-            // the tree keeps no hints of fields
-            self.hints();
-            self.expect(SEMI)?;
-            let span = self.span(start, self.at);
+            let fields = self.field_decl()?;
             // the field's own comment, else the one before its attributes (looked up only
             // when there are attributes between)
-            let doc = self.lower.doc_at(start);
-            let before_attributes = match doc {
-                None if member_start != start => self.lower.doc_at(member_start),
+            let before_attributes = match fields.first() {
+                Some(f) if f.doc.is_none() && member_start != start => {
+                    self.lower.doc_at(member_start)
+                }
                 _ => None,
             };
-            let names = self.list_names(start, names_end);
-            let fields = var_decls(names, ty, None, Vec::new(), doc, span).collect();
             m.fields(fields, before_attributes, false);
-        } else if c == K_PROPERTY {
+        } else if c == K_PROPERTY || (c == K_CLASS && next == K_PROPERTY) {
             let doc = self.lower.doc_at(m.member_start(start));
             let prop = self.property(m.take_pending(), doc)?;
             m.push(Member::Property(prop));
         } else {
-            return None;
+            m.member_start(start);
+            self.member_block(m)?;
         }
         Some(())
     }
 
-    /// `property_decl` without parameters, hints and a `default;` after it.
+    /// The members that are blocks: `class var`, `var`, `threadvar` (fields), `const`, `type`,
+    /// and a variant part (`case`), kept as its extent.
+    fn member_block(&mut self, m: &mut Members) -> Option<()> {
+        let start = self.at;
+        match self.peek() {
+            K_CLASS | K_VAR | K_THREADVAR => {
+                let is_class = self.eat(K_CLASS);
+                if !matches!(self.peek(), K_VAR | K_THREADVAR) {
+                    return None;
+                }
+                self.bump();
+                // `field_decl*`: a field starts with a name and `:` or `,`
+                while self.block_item_at(|c, n| is_name(c) && matches!(n, COLON | COMMA))? {
+                    let fields = self.field_decl()?;
+                    m.fields(fields, None, is_class);
+                }
+            }
+            K_CONST => {
+                self.bump();
+                let mut items = Vec::new();
+                while self.block_item_at(|c, n| is_name(c) && matches!(n, EQ | COLON))? {
+                    self.const_decl(&mut items)?;
+                }
+                m.take_pending();
+                m.push(Member::Const(ConstSection {
+                    resourcestring: false,
+                    items,
+                    span: self.span(start, self.at),
+                }));
+            }
+            K_TYPE => {
+                self.bump();
+                let mut items = Vec::new();
+                while self.block_item_at(|c, n| is_name(c) && matches!(n, EQ | LT))? {
+                    items.push(self.type_decl()?);
+                }
+                m.take_pending();
+                m.push(Member::Type(TypeSection {
+                    items,
+                    span: self.span(start, self.at),
+                }));
+            }
+            K_CASE => {
+                self.bump();
+                self.balanced(|c| c == K_END)?;
+                m.push(Member::Variant {
+                    span: self.span(start, self.at),
+                });
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+
+    /// Whether the next item of a block starts here: after any attributes, its first two
+    /// tokens pass `starts`.
+    fn block_item_at(&mut self, starts: fn(u32, u32) -> bool) -> Option<bool> {
+        let here = self.at;
+        if self.peek() == LB {
+            self.attributes()?;
+        }
+        let yes = starts(self.peek(), self.peek_at(1));
+        self.at = here;
+        Some(yes)
+    }
+
+    /// `field_decl`: one field per name, each with the declaration's attributes and doc
+    /// comment; it ends with `;` or before `end`.
+    fn field_decl(&mut self) -> Option<Vec<VarDecl>> {
+        let start = self.at;
+        let attributes = self.attributes()?;
+        let names_start = self.at;
+        self.ident_list()?;
+        let names_end = self.at;
+        self.expect(COLON)?;
+        let ty = self.type_ref()?;
+        // the tree keeps no hints of fields
+        self.hints();
+        if !self.eat(SEMI) && !matches!(self.peek(), K_END | RP) {
+            return None;
+        }
+        let span = self.span(start, self.at);
+        let doc = self.lower.doc_at(start);
+        let names = self.list_names(names_start, names_end);
+        Some(var_decls(names, ty, None, attributes, doc, span).collect())
+    }
+
+    /// `property_decl`.
     fn property(
         &mut self,
         attributes: Vec<Attribute>,
         doc: Option<Box<DocComment>>,
     ) -> Option<Property> {
         let start = self.at;
-        self.bump();
+        let is_class = self.eat(K_CLASS);
+        self.expect(K_PROPERTY)?;
         if !is_name(self.peek()) {
             return None;
         }
         let name_at = self.at;
         self.bump();
-        if self.peek() == LB {
-            return None;
+        // `property_params`
+        let mut params = Vec::new();
+        if self.eat(LB) {
+            loop {
+                self.param_group(&mut params)?;
+                if !self.eat(SEMI) {
+                    break;
+                }
+            }
+            self.expect(RB)?;
         }
         let ty = if self.eat(COLON) {
             Some(self.type_ref()?)
         } else {
             None
         };
+        // `prop_spec*`: hints, and specifier names each maybe with an argument
         let mut specifiers = Vec::new();
         loop {
             let c = self.peek();
             if is_hint_name(c) {
-                return None;
+                specifiers.push(self.hint());
+                continue;
             }
             if !is_prop_spec_name(c) {
                 break;
@@ -1501,39 +2018,98 @@ impl<'l, 'a> Direct<'l, 'a> {
             self.bump();
             let name = lowercase(self.token_text(spec_start));
             let next = self.peek();
-            if next == SEMI || is_prop_spec_name(next) || is_hint_name(next) {
-                specifiers.push(Directive {
-                    name,
-                    arg: None,
-                    span: self.span(spec_start, self.at),
-                });
-                continue;
-            }
-            let arg_start = self.at;
-            self.expr()?;
-            if self.peek() == COMMA {
-                return None;
+            let mut arg = None;
+            if next != SEMI && !is_prop_spec_name(next) && !is_hint_name(next) {
+                // `prop_spec_arg`: expressions separated by `,`
+                let arg_start = self.at;
+                if self.expr().is_some() {
+                    loop {
+                        let comma = self.at;
+                        if !self.eat(COMMA) {
+                            break;
+                        }
+                        if self.expr().is_none() {
+                            if self.gave_up {
+                                return None;
+                            }
+                            self.at = comma;
+                            break;
+                        }
+                    }
+                    arg = Some(normalize(self.text(arg_start, self.at)));
+                } else if self.gave_up {
+                    return None;
+                }
             }
             specifiers.push(Directive {
                 name,
-                arg: Some(normalize(self.text(arg_start, self.at))),
+                arg,
                 span: self.span(spec_start, self.at),
             });
         }
-        self.expect(SEMI)?;
-        if self.peek() == K_DEFAULT || is_hint_name(self.peek()) {
+        if !self.eat(SEMI) && self.peek() != K_END {
             return None;
+        }
+        // `(prop_default ~ SEMI)?`
+        if self.peek() == K_DEFAULT && self.peek_at(1) == SEMI {
+            specifiers.push(Directive {
+                name: Text::const_new("default"),
+                arg: None,
+                span: self.span(self.at, self.at + CODE_WIDTH),
+            });
+            self.at += 2 * CODE_WIDTH;
+        }
+        // `(hint ~ SEMI)*`
+        while is_hint_name(self.peek()) {
+            let before = self.at;
+            let hint = self.hint();
+            if !self.eat(SEMI) {
+                self.at = before;
+                break;
+            }
+            specifiers.push(hint);
         }
         Some(Property {
             name: strip_amp(self.token_text(name_at)),
             name_span: self.span(name_at, name_at + CODE_WIDTH),
-            is_class: false,
-            params: Vec::new(),
+            is_class,
+            params,
             ty,
             specifiers,
             attributes,
             doc,
             span: self.span(start, self.at),
         })
+    }
+
+    /// Tokens up to one that `stops` outside brackets (or the end of the input), brackets
+    /// matched as the grammar's groups match them; gives up when they do not match.
+    fn balanced(&mut self, stops: impl Fn(u32) -> bool) -> Option<()> {
+        // the open brackets, innermost in the lowest bit (1 for `(`)
+        let (mut open, mut depth) = (0u64, 0u32);
+        loop {
+            let c = self.peek();
+            match c {
+                0 if depth > 0 => return self.give_up(),
+                0 => return Some(()),
+                RP | RB if depth == 0 => return Some(()),
+                _ if depth == 0 && stops(c) => return Some(()),
+                LP | LB if depth == u64::BITS => return self.give_up(),
+                LP | LB => {
+                    open = (open << 1) | u64::from(c == LP);
+                    depth += 1;
+                }
+                RP | RB => {
+                    // a bracket closed by the other kind: the grammar's group fails
+                    if (open & 1 == 1) != (c == RP) {
+                        return self.give_up();
+                    }
+                    open >>= 1;
+                    depth -= 1;
+                }
+                _ => {}
+            }
+            self.bump();
+        }
     }
 }

@@ -1171,6 +1171,17 @@ impl<'a> Lower<'a> {
                             match x.as_rule() {
                                 Rule::directive_name => name = lowercase(self.text(&x)),
                                 Rule::directive_arg => arg = Some(normalize(self.text(&x))),
+                                // `public name 'symbol'`: the argument is `name 'symbol'`;
+                                // `alias: 'symbol'`: the argument is the expression
+                                Rule::public_name | Rule::fpc_alias => {
+                                    let (start, end) = (x.as_span().start(), x.as_span().end());
+                                    name = lowercase(self.text_of(start, start + CODE_WIDTH));
+                                    arg = if x.as_rule() == Rule::public_name {
+                                        Some(normalize(self.text_of(start + CODE_WIDTH, end)))
+                                    } else {
+                                        x.into_inner().next().map(|e| normalize(self.text(&e)))
+                                    };
+                                }
                                 // `framework 'UIKit'`: the word is the name, the rest its argument
                                 Rule::linker_clause => {
                                     let end = x.as_span().end();

@@ -6,9 +6,9 @@
 //! structure. A syntax error becomes a diagnostic and the driver resumes at the next line that
 //! starts a declaration, so every error of a file is reported and the rest of the unit is kept.
 //!
-//! Before the grammar, each item is offered to the direct path (`direct.rs`), which reads plain
-//! declarations straight into the tree and leaves everything else, errors included, to the
-//! grammar.
+//! Before the grammar, each item is offered to the direct path (`direct.rs`), which reads
+//! declarations straight into the tree by the grammar's rules and leaves errors and a few rare
+//! forms to the grammar.
 
 use crate::ast::{self, Decl, SectionKind, UnitKind};
 use crate::diagnostic::Diagnostic;
@@ -74,7 +74,7 @@ pub fn parse_loaded(db: &SourceDb, file: FileId, opts: &ParseOptions) -> ParseRe
 }
 
 /// Parses in-memory source text with the grammar alone, without the direct path that reads
-/// plain declarations without pest (`direct.rs`): for tests that compare the two.
+/// declarations without pest (`direct.rs`): for tests that compare the two.
 #[doc(hidden)]
 pub fn parse_text_grammar_only(
     db: &SourceDb,
@@ -183,7 +183,7 @@ struct Driver<'a> {
     text: &'a str,
     diags: Vec<Diagnostic>,
     nesting: u32,
-    /// Whether plain declarations are read by the direct path before the grammar is tried.
+    /// Whether declarations are read by the direct path before the grammar is tried.
     direct: bool,
 }
 
@@ -684,6 +684,9 @@ impl<'a> Driver<'a> {
     }
 
     fn simple_item(&mut self, rule: Rule, pos: usize, keyword: &str) -> (Option<Decl>, usize) {
+        if let Some((decl, end)) = self.direct(pos, |d| d.other_decl()) {
+            return (Some(Decl::Other(decl)), end);
+        }
         match self.item(rule, pos) {
             Ok((pair, base, end)) => (
                 Some(Decl::Other(self.lower(base).other_decl(pair, keyword))),

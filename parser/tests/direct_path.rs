@@ -1,4 +1,4 @@
-//! The direct path (plain declarations read without pest, `src/direct.rs`) must build the
+//! The direct path (declarations read without pest, `src/direct.rs`) must build the
 //! tree the grammar builds, with the same diagnostics: every fixture, the benchmark's synthetic
 //! unit and a unit of shapes at the edges of what the direct path reads are parsed both ways.
 //! (`tests/grammar_props.rs` does the same for random and mutated input.)
@@ -398,10 +398,165 @@ end;
 end.
 "#;
 
+/// Shapes of the forms the direct path reads since it follows the whole grammar: every
+/// expression form, typed constants, member blocks, variant parts, properties with parameters
+/// and defaults, attribute targets, directives without `;`, and near them the inputs where the
+/// grammar backtracks or fails (a bracket closed by the other kind, an operator without an
+/// operand, expressions nested past what lowering keeps).
+const MORE: &str = r#"unit MoreEdges;
+
+interface
+
+const
+  cRel = 1 < 2;
+  cNe = A <> B;
+  cNeSpaced = A < > B;
+  cLe = A <= B;
+  cGe = A >= B;
+  cIn = X in [1, 2..5];
+  cIs = A is TObject;
+  cAt = @Foo;
+  cAtAt = @@Foo;
+  cCall = Max(1, 2) + Length('abc');
+  cWidth = Format(X:10:2, Y);
+  cIndex = Arr[1, 2];
+  cDeref = P^;
+  cDerefMember = P^.Field;
+  cCallMember = Get().Name;
+  cParen = (1 + 2) * 3;
+  cNested = ((((((((((((1))))))))))));
+  cDeepSet = [[[[[[[[[[[[1]]]]]]]]]]]];
+  cInherited = inherited Foo;
+  cNil = nil;
+  cSet = [];
+  cMixed = not A and B or C xor D shl 2 shr 1 div 3 mod 4 as T;
+  cTyped: TPoint = (X: 1; Y: 2);
+  cTable: array[0..2] of Byte = ($01, $02, $03);
+  cEmpty: array of Integer = ();
+  cNestedBlob: TRec = (A: (1, 2); B: [3]);
+  cBadBlob: TRec = (A: 1];
+  cBlobHint: TRec = (A: 1) deprecated;
+  cExprThenBlob = 1 2;
+  cDangling = 1 +;
+  cDot = A.;
+  cCallOpen = F(1, ;
+  cStr = 'a' 'b';
+  cHint = 5 platform;
+  cEq = A = B = C;
+
+type
+  TEnumV = (evA = 1, evB := 2, evC);
+  TEnum1 = (eOnly = 5);
+  TSub1 = (1)..(2);
+  TSub2 = (1) + 1..9;
+  TSubCall = Low(Byte)..High(Byte);
+  TSubBadCall = F(1, 2)..5;
+  TCp2 = AnsiString(CP_UTF8);
+  TCpBad = AnsiString(1, 2);
+  TPackedSet = packed set of Byte;
+  TPackedArr = packed array[0..1] of Byte;
+  TBitArr = bitpacked array[0..7] of Boolean;
+  TBitRec = bitpacked record A: Boolean; end;
+  TPackedHelper = packed class helper for TObject end;
+  TPackedOfClass = packed class of TObject;
+  TFileOf = file of Integer;
+  TFilePlain = file;
+  TRecOf = array of record A: Integer; end;
+  TProcCc = procedure(A: Integer); stdcall;
+  TProcCc2 = procedure cdecl;
+  TProcHint = procedure; deprecated;
+  TProcHintStr = procedure; deprecated 'x';
+  TProcNested = procedure is nested;
+  TProcBoth = function(A: Integer): Integer of object; cdecl;
+  TRefName = reference;
+  TFields = record
+    OnInt: function(A: Integer): Integer; cdecl;
+    OnPtr: procedure(P: Pointer); stdcall;
+    Kind: (kA, kB);
+    Sub: 0..7;
+    Last: Integer
+  end;
+  TBlocks = class
+  private
+    class var FCount, FMax: Integer;
+    [Weak] class var FOwner: TObject;
+    class threadvar FLocal: Integer;
+  public
+    var FPlain: Integer;
+    [VarAttr] FAttrField: string;
+    const cA = 1; cB: Integer = 2;
+    type TInner = (iA, iB); TInner2 = class end;
+    procedure AfterBlocks;
+  protected
+    type TT = Integer;
+    public: Integer;
+    Operator: string;
+    Generic: Integer;
+    class operator Implicit(A: Integer): TBlocks;
+    generic function G<T>: T;
+    function Attributed: [Result: NotNull] TObject;
+    property P1: Integer read F write F; default;
+    property P2: Integer read F; deprecated; platform;
+    property P3: Integer read F deprecated;
+    property P4: Integer read F, G;
+    property P5[A, B: Integer; const C: string]: Integer read GetP5;
+    property P6: Integer index 1 + 2 read F;
+    property P7: Integer read F default
+    ;
+    property P8: Integer read F
+  end;
+  TConstThenField = class
+    const cC = 3;
+    Field: Integer;
+  end;
+  TVar = record
+    case Tag: Integer of
+      0: (A: Integer);
+      1: (B: record C: Byte; end);
+      2: ();
+  end;
+  TVarBad = record
+    case Integer of
+      0: (A: Integer];
+  end;
+  TVarStray = record
+    case Integer of 0: (A: Integer));
+  end;
+  TNoSemiField = record A: Integer end;
+  TAligned2 = packed record A: Byte; end align 4;
+
+procedure NoSemiDirective(A: Integer) stdcall;
+function NoSemi2: Integer cdecl; overload;
+procedure PublicName; public name 'pub_name';
+procedure PublicOnly; public;
+procedure AliasD; alias: 'aliased';
+procedure Linker; external 'x' framework 'UIKit';
+procedure Linker2; external 'x' dependency 'a', 'b';
+procedure ExtName; external 'lib' name 'n' delayed;
+procedure ParamAttrs([A] const [B] X: Integer; [out] const Y: Integer; [Ref] var Z: Integer);
+procedure ModeNames(out: Integer; constref, var2: Integer);
+procedure Widths(A: Integer = Round(X:2));
+procedure DefaultCall(A: TProc = nil; B: Integer = SizeOf(Integer));
+function ResultAttrs: [Attr] Integer;
+procedure WithMessage; message 5 + 1;
+
+exports
+  NoSemiDirective,
+  PublicName name 'pn' index 3;
+
+label
+  L1, 10;
+
+implementation
+
+end.
+"#;
+
 #[test]
 fn edge_shapes_give_the_grammars_tree() {
     assert_same(Path::new("DirectEdges.pas"), EDGES);
     assert_same(Path::new("SectionEdges.pas"), SECTIONS);
+    assert_same(Path::new("MoreEdges.pas"), MORE);
 }
 
 #[test]
@@ -430,12 +585,13 @@ fn each_edge_shape_alone_gives_the_grammars_tree() {
     // One declaration at a time inside a minimal unit, so a disagreement names its line.
     for line in EDGES
         .lines()
+        .chain(MORE.lines())
         .filter(|l| l.starts_with("  T") || l.starts_with("procedure"))
     {
         let text = format!("unit One;\ninterface\ntype\n  TBox = class\n{line}\n  end;\n{line}\nimplementation\nend.\n");
         assert_same(Path::new("One.pas"), &text);
     }
-    for line in SECTIONS.lines() {
+    for line in SECTIONS.lines().chain(MORE.lines()) {
         let section = match line.get(..3) {
             Some("  c") => "const",
             Some("  G") | Some("  P") => "var",
