@@ -1,7 +1,7 @@
 //! No input may panic or hang the parser: random bytes, random token soup and mutated
 //! fixture units. (No time budget is asserted; a hang would stall the test run.) Each input is
-//! also parsed with the grammar alone: the direct path (declarations read without pest) must give the
-//! same tree and the same diagnostics.
+//! also parsed with the grammar alone: the direct path (declarations read without pest) must
+//! give the same tree and the same diagnostics.
 
 use delphi_mcp_parser::{parse_text, parse_text_grammar_only, ParseOptions, SourceDb};
 use proptest::prelude::*;
