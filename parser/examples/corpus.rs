@@ -6,9 +6,11 @@
 //! the message of their first error, most frequent first; `--audit` cross-checks the headings
 //! found against a line-based count (a heading keyword and a name starting a line of the
 //! preprocessed text, comments and strings removed) and lists the files where the parser found
-//! fewer.
+//! fewer. `--repeat N` reads the files first and then parses their texts N times, each round
+//! with a new source database, as the benchmark does: for instruction counts of parsing alone
+//! (`valgrind --tool=callgrind`).
 
-use delphi_mcp_parser::{ast, parse_file, ParseOptions, SourceDb};
+use delphi_mcp_parser::{ast, parse_file, parse_text, ParseOptions, SourceDb};
 
 // The allocator the `delphi-mcp` binary uses, so the figures are the CLI's.
 #[global_allocator]
@@ -112,15 +114,40 @@ fn main() {
     let mut audit_short = 0usize;
     let mut opts = ParseOptions::default();
     let mut files = Vec::new();
+    let mut repeat: Option<usize> = None;
     let mut iter = args.iter();
     while let Some(a) = iter.next() {
         if a == "--target" {
             opts.target = iter.next().expect("--target needs a value").clone();
+        } else if a == "--repeat" {
+            repeat = iter.next().and_then(|n| n.parse().ok());
         } else if !a.starts_with('-') {
             collect(Path::new(a), &mut files);
         }
     }
     files.sort();
+    if let Some(rounds) = repeat {
+        let texts: Vec<(PathBuf, String)> = files
+            .iter()
+            .filter_map(|f| Some((f.clone(), std::fs::read_to_string(f).ok()?)))
+            .collect();
+        let bytes: usize = texts.iter().map(|(_, t)| t.len()).sum();
+        let start = std::time::Instant::now();
+        for _ in 0..rounds {
+            let db = SourceDb::new();
+            for (path, text) in &texts {
+                std::hint::black_box(parse_text(&db, path, text, &opts));
+            }
+        }
+        let secs = start.elapsed().as_secs_f64();
+        let mb = (bytes * rounds) as f64 / 1e6;
+        println!(
+            "{} files, {rounds} rounds: {mb:.1} MB in {secs:.2}s = {:.1} MB/s",
+            texts.len(),
+            mb / secs.max(1e-9)
+        );
+        return;
+    }
     let db = SourceDb::new();
     let mut first_errors: std::collections::BTreeMap<String, Vec<String>> = Default::default();
     let mut failed = 0;

@@ -655,9 +655,6 @@ impl<'l, 'a> Direct<'l, 'a> {
     fn operand(&mut self) -> Option<Operand> {
         let start = self.at;
         if matches!(self.peek(), MINUS | PLUS | K_NOT | AT) {
-            if self.depth >= MAX_DEPTH {
-                return self.give_up();
-            }
             // `unary_op`: `@@` before `@`
             let width = if self.peek() == AT && self.peek_at(1) == AT {
                 2
@@ -666,10 +663,7 @@ impl<'l, 'a> Direct<'l, 'a> {
             };
             self.at += width * CODE_WIDTH;
             let op = lowercase(self.text(start, self.at));
-            self.depth += 1;
-            let inner = self.operand();
-            self.depth -= 1;
-            let Some(inner) = inner else {
+            let Some(inner) = self.deeper(Self::operand) else {
                 self.at = start;
                 return None;
             };
@@ -1068,13 +1062,19 @@ impl<'l, 'a> Direct<'l, 'a> {
 
     /// A type reference inside another one.
     fn nested_type_ref(&mut self) -> Option<TypeRef> {
+        self.deeper(Self::type_ref)
+    }
+
+    /// Runs `read` one level deeper: the reader gives up past `MAX_DEPTH` levels of types,
+    /// headings and prefix operators, so it needs little stack however deep the input nests.
+    fn deeper<T>(&mut self, read: impl FnOnce(&mut Self) -> Option<T>) -> Option<T> {
         if self.depth >= MAX_DEPTH {
-            return None;
+            return self.give_up();
         }
         self.depth += 1;
-        let t = self.type_ref();
+        let value = read(self);
         self.depth -= 1;
-        t
+        value
     }
 
     /// `named_type` without `specialize`: name parts, each with optional generic arguments,
@@ -1593,6 +1593,10 @@ impl<'l, 'a> Direct<'l, 'a> {
     /// `proc_type`: `reference to`, the kind, parameters, result, `of object` or `is nested`,
     /// then calling conventions (kept as directives) and hints, each maybe after a `;`.
     fn proc_type(&mut self) -> Option<ProceduralType> {
+        self.deeper(Self::proc_type_body)
+    }
+
+    fn proc_type_body(&mut self) -> Option<ProceduralType> {
         let start = self.at;
         let reference_to = self.peek() == K_REFERENCE;
         if reference_to {
@@ -1694,13 +1698,7 @@ impl<'l, 'a> Direct<'l, 'a> {
     /// `class_type`, `record_type`, `interface_type`, `object_type` and helpers from their
     /// keyword on (after any packing).
     fn structured(&mut self, kind: StructuredKind) -> Option<StructuredType> {
-        if self.depth >= MAX_DEPTH {
-            return None;
-        }
-        self.depth += 1;
-        let st = self.structured_body(kind);
-        self.depth -= 1;
-        st
+        self.deeper(|d| d.structured_body(kind))
     }
 
     fn structured_body(&mut self, kind: StructuredKind) -> Option<StructuredType> {

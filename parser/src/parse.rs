@@ -134,20 +134,28 @@ const DEEP_STACK: usize = 256 << 20;
 
 /// Runs the driver over the tokens, on this thread when their nesting is shallow (all real
 /// code) and on a thread with a large stack otherwise, so deep nesting cannot overflow a stack.
+///
+/// Only the grammar and the lowering of its pairs recurse as deep as the input nests (the
+/// direct path and the driver have limits of their own), so the bound is computed when the
+/// grammar is first needed: a file the direct path reads whole needs none. When the bound is
+/// too deep for this thread, the driver stops calling the grammar and its result is dropped
+/// for a run on a large stack.
 fn run_driver(
     pp: &Preprocessed,
     toks: &Tokens,
     direct: bool,
 ) -> Result<(ast::Unit, Vec<Diagnostic>), String> {
+    let mut driver = Driver::new(pp, toks, direct);
+    let unit = driver.unit();
+    let Stack::Deep(bound) = driver.stack else {
+        return Ok((unit, driver.diags));
+    };
     let drive = || {
         let mut driver = Driver::new(pp, toks, direct);
+        driver.stack = Stack::DeepStack;
         let unit = driver.unit();
         (unit, driver.diags)
     };
-    let bound = tokens::nesting_bound(toks);
-    if bound <= INLINE_NESTING {
-        return Ok(drive());
-    }
     if bound > MAX_NESTING_BOUND {
         return Err(format!(
             "declarations nested deeper than {MAX_NESTING_BOUND} levels (brackets, records and \
@@ -174,6 +182,19 @@ fn init_limits() {
 /// Deepest nesting of routines the driver follows.
 const MAX_NESTING: u32 = 64;
 
+/// What the driver knows of the stack the grammar needs: the nesting it may recurse on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stack {
+    /// Not computed yet: the grammar has not been needed.
+    Unknown,
+    /// Shallow enough for the caller's stack.
+    Shallow,
+    /// Too deep for the caller's stack (the bound): the grammar is not called.
+    Deep(usize),
+    /// Running on a thread with a large stack.
+    DeepStack,
+}
+
 /// Where parsing an item left off.
 type ItemResult<'i> = Result<(Pair<'i, Rule>, usize, usize), ()>;
 
@@ -185,6 +206,8 @@ struct Driver<'a> {
     nesting: u32,
     /// Whether declarations are read by the direct path before the grammar is tried.
     direct: bool,
+    /// Whether the grammar may run on this thread's stack.
+    stack: Stack,
 }
 
 fn is_routine_word(w: &str) -> bool {
@@ -224,6 +247,7 @@ impl<'a> Driver<'a> {
             diags: Vec::new(),
             nesting: 0,
             direct,
+            stack: Stack::Unknown,
         }
     }
 
@@ -268,10 +292,26 @@ impl<'a> Driver<'a> {
         Some((value, end.max(pos)))
     }
 
+    /// Whether the grammar may run here: the nesting bound is computed the first time.
+    fn grammar_fits_stack(&mut self) -> bool {
+        if self.stack == Stack::Unknown {
+            let bound = tokens::nesting_bound(self.toks);
+            self.stack = if bound <= INLINE_NESTING {
+                Stack::Shallow
+            } else {
+                Stack::Deep(bound)
+            };
+        }
+        !matches!(self.stack, Stack::Deep(_))
+    }
+
     /// Runs `rule` on the tokens from `pos` of the text; on failure records a diagnostic.
     /// Returns the pair, the token-string offset its input starts at (for [`Self::lower`]),
     /// and the end of its last token in the text.
     fn item(&mut self, rule: Rule, pos: usize) -> ItemResult<'a> {
+        if !self.grammar_fits_stack() {
+            return Err(());
+        }
         let code: &'a str = &self.toks.code;
         let base = self.toks.index_at(pos) * CODE_WIDTH;
         let Some(input) = code.get(base..) else {
@@ -406,10 +446,12 @@ impl<'a> Driver<'a> {
                 return b.len();
             }
             i = t.end.max(i + 1);
-            let (col, first) = scan::column(b, t.start);
-            if !first || t.kind != TokKind::Word {
+            if t.kind != TokKind::Word {
                 continue;
             }
+            let Some(col) = scan::column_if_first(b, t.start) else {
+                continue;
+            };
             let w = t.text(self.text);
             let lw = w.to_ascii_lowercase();
             match lw.as_str() {
@@ -881,7 +923,7 @@ impl<'a> Driver<'a> {
                 ")" | "]" => depth = depth.saturating_sub(1),
                 ";" if depth == 0 => return t.end,
                 w if t.kind == TokKind::Word
-                    && scan::column(b, t.start).1
+                    && scan::column_if_first(b, t.start).is_some()
                     && MEMBER_START.iter().any(|k| w.eq_ignore_ascii_case(k)) =>
                 {
                     return t.start

@@ -441,6 +441,18 @@ pub(crate) fn column(b: &[u8], pos: usize) -> (usize, bool) {
     (pos - s + 1, first)
 }
 
+/// The column of `pos` when only blanks stand before it on its line, else `None`. Unlike
+/// [`column`] it looks back over the blanks only, so a scan that asks at every token of a long
+/// line stays linear.
+pub(crate) fn column_if_first(b: &[u8], pos: usize) -> Option<usize> {
+    let pos = pos.min(b.len());
+    let mut s = pos;
+    while s > 0 && matches!(b[s - 1], b' ' | b'\t' | 0x0c) {
+        s -= 1;
+    }
+    (s == 0 || matches!(b[s - 1], b'\n' | b'\r')).then_some(pos - s + 1)
+}
+
 fn is_word_in(t: &Tok, text: &str, list: &[&str]) -> bool {
     t.kind == TokKind::Word && list.iter().any(|k| t.text(text).eq_ignore_ascii_case(k))
 }
