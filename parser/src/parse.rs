@@ -152,7 +152,7 @@ fn run_driver(
     };
     let drive = || {
         let mut driver = Driver::new(pp, toks, direct);
-        driver.stack = Stack::DeepStack;
+        driver.stack = Stack::LargeThread;
         let unit = driver.unit();
         (unit, driver.diags)
     };
@@ -192,7 +192,7 @@ enum Stack {
     /// Too deep for the caller's stack (the bound): the grammar is not called.
     Deep(usize),
     /// Running on a thread with a large stack.
-    DeepStack,
+    LargeThread,
 }
 
 /// Where parsing an item left off.
