@@ -145,35 +145,22 @@ impl Preprocessed {
 /// An unknown `options.target` gives an error diagnostic (listing the known targets) and the
 /// default target is used, so the rest of the file is still read.
 pub fn preprocess(db: &SourceDb, file: FileId, options: &ParseOptions) -> Preprocessed {
+    let setup = Setup::for_options(options);
     let mut diagnostics = Vec::new();
-    let target = match target::lookup(&options.target) {
-        Ok(target) => target,
-        Err(err) => {
-            diagnostics.push(Diagnostic::error(err.to_string(), None));
-            Target::default()
-        }
-    };
-    let mut defines: HashSet<String> = target
-        .symbols
-        .iter()
-        .map(|s| s.to_ascii_uppercase())
-        .collect();
-    for symbol in &options.defines {
-        let name = symbol.split(['=', ':']).next().unwrap_or("").trim();
-        if !name.is_empty() {
-            defines.insert(name.to_ascii_uppercase());
-        }
+    if let Some(error) = &setup.target_error {
+        diagnostics.push(Diagnostic::error(error.clone(), None));
     }
-    for symbol in &options.undefines {
-        defines.remove(&symbol.trim().to_ascii_uppercase());
-    }
-    let switches = default_switches(target.compiler);
+    let switches = default_switches(setup.target.compiler);
     let source_len = db.get(file).text.len();
     let mut pp = Pp {
         db,
         options,
-        target,
-        defines,
+        defines: Defines {
+            predefined: Rc::clone(&setup),
+            defined: HashSet::new(),
+            undefined: HashSet::new(),
+        },
+        setup,
         switches,
         out: Vec::with_capacity(source_len + 16),
         segments: Vec::new(),
@@ -269,12 +256,105 @@ struct Cond {
     opener: &'static str,
 }
 
+/// What every file preprocessed with the same options starts from: the target and the symbols
+/// defined before the first line. Built once per thread for a set of options.
+struct Setup {
+    target: Target,
+    /// Why the options' target was not found (the default target is used instead).
+    target_error: Option<String>,
+    /// The target's symbols with `-D` and `-U` applied, upper case.
+    symbols: HashSet<String>,
+}
+
+impl Setup {
+    /// The setup for `options`: the one made last on this thread when the options' target
+    /// and symbols are the same.
+    fn for_options(options: &ParseOptions) -> Rc<Setup> {
+        type Key = (String, Vec<String>, Vec<String>);
+        thread_local! {
+            static LAST: std::cell::RefCell<Option<(Key, Rc<Setup>)>> = const { std::cell::RefCell::new(None) };
+        }
+        LAST.with_borrow_mut(|last| {
+            if let Some(((target, defines, undefines), setup)) = last.as_ref() {
+                if *target == options.target
+                    && *defines == options.defines
+                    && *undefines == options.undefines
+                {
+                    return Rc::clone(setup);
+                }
+            }
+            let setup = Rc::new(Setup::new(options));
+            let key = (
+                options.target.clone(),
+                options.defines.clone(),
+                options.undefines.clone(),
+            );
+            *last = Some((key, Rc::clone(&setup)));
+            setup
+        })
+    }
+
+    fn new(options: &ParseOptions) -> Setup {
+        let (target, target_error) = match target::lookup(&options.target) {
+            Ok(target) => (target, None),
+            Err(err) => (Target::default(), Some(err.to_string())),
+        };
+        let mut symbols: HashSet<String> = target
+            .symbols
+            .iter()
+            .map(|s| s.to_ascii_uppercase())
+            .collect();
+        for symbol in &options.defines {
+            let name = symbol.split(['=', ':']).next().unwrap_or("").trim();
+            if !name.is_empty() {
+                symbols.insert(name.to_ascii_uppercase());
+            }
+        }
+        for symbol in &options.undefines {
+            symbols.remove(&symbol.trim().to_ascii_uppercase());
+        }
+        Setup {
+            target,
+            target_error,
+            symbols,
+        }
+    }
+}
+
+/// The symbols defined at a point of a file: the setup's, and the file's own `{$DEFINE}`s and
+/// `{$UNDEF}`s so far (upper case).
+struct Defines {
+    predefined: Rc<Setup>,
+    defined: HashSet<String>,
+    undefined: HashSet<String>,
+}
+
+impl Defines {
+    fn contains(&self, symbol: &str) -> bool {
+        !self.undefined.contains(symbol)
+            && (self.defined.contains(symbol) || self.predefined.symbols.contains(symbol))
+    }
+
+    fn insert(&mut self, symbol: String) {
+        self.undefined.remove(&symbol);
+        self.defined.insert(symbol);
+    }
+
+    fn remove(&mut self, symbol: &str) {
+        self.defined.remove(symbol);
+        if self.predefined.symbols.contains(symbol) {
+            self.undefined.insert(symbol.to_string());
+        }
+    }
+}
+
 struct Pp<'a> {
     db: &'a SourceDb,
     options: &'a ParseOptions,
-    target: Target,
-    /// Defined symbols, upper case.
-    defines: HashSet<String>,
+    /// The target and predefined symbols.
+    setup: Rc<Setup>,
+    /// Defined symbols.
+    defines: Defines,
     switches: [bool; 26],
     out: Vec<u8>,
     segments: Vec<Segment>,
@@ -708,7 +788,7 @@ impl Pp<'_> {
                 Some("OFF") => self.switches[(letter - b'A') as usize] = false,
                 _ => {}
             }
-        } else if name == "MODE" && self.target.compiler == Compiler::Fpc {
+        } else if name == "MODE" && self.setup.target.compiler == Compiler::Fpc {
             if let Some(mode) = first_ident(arg) {
                 let mode = mode.to_ascii_uppercase();
                 self.nested_comments = matches!(mode.as_str(), "FPC" | "OBJFPC");
@@ -914,7 +994,7 @@ struct EvalEnv<'p, 'a> {
 impl EvalEnv<'_, '_> {
     /// The target's constant `name`; FireMonkey's only once an `FMX.*` unit is used.
     fn target_constant(&mut self, name: &str) -> Option<ConstValue> {
-        let value = self.pp.target.constant(name)?;
+        let value = self.pp.setup.target.constant(name)?;
         if name.eq_ignore_ascii_case("FireMonkeyVersion") {
             let decls = self.pp.decls.get_or_insert_with(DeclScan::new);
             if !decls.uses_fmx(&self.pp.out) {
@@ -972,6 +1052,6 @@ impl expr::Env for EvalEnv<'_, '_> {
     }
 
     fn size_of(&mut self, name: &str) -> Option<i64> {
-        self.pp.target.size_of(last_part(name)).map(i64::from)
+        self.pp.setup.target.size_of(last_part(name)).map(i64::from)
     }
 }

@@ -35,23 +35,15 @@ pub fn add_text(db: &SourceDb, path: &Path, text: String) -> FileId {
 pub fn read(path: &Path, codepage: u16) -> io::Result<SourceFile> {
     let bytes = std::fs::read(path)?;
     let decoded = decode(&bytes, codepage)?;
-    let line_starts = line_starts(&decoded.text);
-    Ok(SourceFile {
-        path: path.to_path_buf(),
-        text: decoded.text,
-        encoding: decoded.encoding,
-        line_starts,
-    })
+    Ok(SourceFile::new(
+        path.to_path_buf(),
+        decoded.text,
+        decoded.encoding,
+    ))
 }
 
 fn add_decoded(db: &SourceDb, path: &Path, text: String, encoding: &'static str) -> FileId {
-    let line_starts = line_starts(&text);
-    db.add(SourceFile {
-        path: path.to_path_buf(),
-        text,
-        encoding,
-        line_starts,
-    })
+    db.add(SourceFile::new(path.to_path_buf(), text, encoding))
 }
 
 /// Text decoded from the bytes of a file.
@@ -166,7 +158,7 @@ pub fn encoding_for_codepage(codepage: u16) -> Option<&'static Encoding> {
 /// where a line end is CRLF, LF or a lone CR.
 pub fn line_starts(text: &str) -> Vec<u32> {
     let bytes = text.as_bytes();
-    let mut starts = Vec::with_capacity(bytes.len() / 32 + 1);
+    let mut starts = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
     starts.push(0);
     // Almost every file ends its lines with LF or CRLF: find the LFs alone, and take the
     // slower path below only when some CR is not followed by an LF.

@@ -32,8 +32,9 @@ pub struct SourceFile {
     pub text: String,
     /// The encoding the bytes were decoded from (`"UTF-8"`, `"UTF-16LE"`, `"windows-1252"`, ...).
     pub encoding: &'static str,
-    /// Byte offset of the start of every line in `text`.
-    pub line_starts: Vec<u32>,
+    /// Byte offset of the start of every line in `text`, found on first use (most parses
+    /// never ask for a line).
+    line_starts: std::sync::OnceLock<Vec<u32>>,
 }
 
 /// All files loaded during a run (units and the include files they pull in).
@@ -188,15 +189,31 @@ pub struct LineCol {
 }
 
 impl SourceFile {
+    /// A file of `text` decoded from `encoding`.
+    pub fn new(path: PathBuf, text: String, encoding: &'static str) -> Self {
+        Self {
+            path,
+            text,
+            encoding,
+            line_starts: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Byte offset of the start of every line of the text.
+    pub fn line_starts(&self) -> &[u32] {
+        self.line_starts
+            .get_or_init(|| crate::source::line_starts(&self.text))
+    }
+
     /// Line and column of a byte offset (clamped to the text; offsets inside a character
     /// count as that character).
     pub fn line_col(&self, offset: u32) -> LineCol {
         let offset = (offset as usize).min(self.text.len());
-        let line_index = self
-            .line_starts
+        let line_starts = self.line_starts();
+        let line_index = line_starts
             .partition_point(|&start| start as usize <= offset)
             .saturating_sub(1);
-        let line_start = self.line_starts.get(line_index).copied().unwrap_or(0) as usize;
+        let line_start = line_starts.get(line_index).copied().unwrap_or(0) as usize;
         let column = self
             .text
             .get(line_start..)
@@ -215,11 +232,11 @@ impl SourceFile {
     /// The text of the 1-based line `line`, without its line break.
     pub fn line_text(&self, line: u32) -> &str {
         let index = (line as usize).saturating_sub(1);
-        let Some(&start) = self.line_starts.get(index) else {
+        let line_starts = self.line_starts();
+        let Some(&start) = line_starts.get(index) else {
             return "";
         };
-        let end = self
-            .line_starts
+        let end = line_starts
             .get(index + 1)
             .map_or(self.text.len(), |&e| e as usize);
         self.text

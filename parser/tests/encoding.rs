@@ -22,7 +22,7 @@ fn locate(name: &str, codepage: u16, needle: &str) -> (&'static str, String, usi
     (
         file.encoding,
         format!("{}:{}", at.line, at.column),
-        file.line_starts.len(),
+        file.line_starts().len(),
         file.text.clone(),
     )
 }
@@ -99,7 +99,7 @@ fn line_text_and_starts_for_each_line_end_kind() {
     let db = SourceDb::new();
     let id = source::add_text(&db, Path::new("m.pas"), "a\r\nb\rc\nd".into());
     let file = db.get(id);
-    assert_eq!(file.line_starts, vec![0, 3, 5, 7]);
+    assert_eq!(file.line_starts(), [0, 3, 5, 7]);
     let lines: Vec<&str> = (1..=4).map(|l| file.line_text(l)).collect();
     assert_eq!(lines, ["a", "b", "c", "d"]);
     assert_eq!(source::line_starts("\r\r\n\n"), vec![0, 1, 3, 4]);
