@@ -361,6 +361,9 @@ impl<'a> Lower<'a> {
 
     /// The `///` comment before the token at `start` of the item's input.
     pub(crate) fn doc_at(&self, start: usize) -> Option<Box<DocComment>> {
+        if !self.toks.may_be_documented(self.base + start) {
+            return None;
+        }
         doc::doc_before(self.pp, self.toks.text_start(self.base + start)).map(Box::new)
     }
 

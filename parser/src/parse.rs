@@ -235,7 +235,7 @@ fn lower_word<'b>(word: &str, buf: &'b mut [u8; 16]) -> &'b str {
 }
 
 fn is_reserved(w: &str) -> bool {
-    tokens::RESERVED.iter().any(|k| w.eq_ignore_ascii_case(k))
+    tokens::is_reserved_word(w)
 }
 
 impl<'a> Driver<'a> {

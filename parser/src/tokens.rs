@@ -282,9 +282,20 @@ pub(crate) struct Tokens {
     pub ends: Vec<u32>,
     /// Length of the preprocessed text (the position of the end of input).
     pub text_len: u32,
+    /// Indexes of the tokens with a `///` comment among the comments before them, ascending:
+    /// only these can have a documentation comment.
+    pub documented: Vec<u32>,
 }
 
 impl Tokens {
+    /// Whether a `///` comment stands among the comments before the token at `offset` of the
+    /// token string (else it has no documentation comment).
+    pub fn may_be_documented(&self, offset: usize) -> bool {
+        self.documented
+            .binary_search(&((offset / CODE_WIDTH) as u32))
+            .is_ok()
+    }
+
     /// Index of the first token that starts at or after `pos` of the preprocessed text.
     pub fn index_at(&self, pos: usize) -> usize {
         self.starts.partition_point(|&s| (s as usize) < pos)
@@ -330,6 +341,11 @@ impl Tokens {
 }
 
 /// The code of a word (already known not to be `&`-escaped).
+/// Whether `word` is a reserved word (in any case; not with `&`).
+pub(crate) fn is_reserved_word(word: &str) -> bool {
+    (RESERVED_BASE..SOFT_BASE).contains(&(word_code(word) as u32))
+}
+
 fn word_code(word: &str) -> char {
     // Keywords are ASCII letters only, 2 to 14 of them: pack the lower-cased word into an
     // integer and look that up.
@@ -458,6 +474,7 @@ pub(crate) fn lex(text: &str) -> Tokens {
         starts: Vec::with_capacity(b.len() / 5),
         ends: Vec::with_capacity(b.len() / 5),
         text_len: b.len() as u32,
+        documented: Vec::new(),
     };
     let (begin, asm) = (word_code("begin"), word_code("asm"));
     let push = |toks: &mut Tokens, code: char, start: usize, end: usize| {
@@ -481,15 +498,30 @@ pub(crate) fn lex(text: &str) -> Tokens {
                 continue;
             }
         }
-        // Punctuation that starts no comment, string or two-character token.
-        if let Some(&c @ (b';' | b',' | b')' | b'=' | b'[' | b']' | b'^' | b'@' | b'+' | b'-')) =
-            b.get(pos)
-        {
+        // Punctuation that starts no comment, string or two-character token (`<=`, `>=` and
+        // `<>` are two tokens anyway).
+        let single = match b.get(pos) {
+            Some(
+                &c @ (b';' | b',' | b')' | b'=' | b'[' | b']' | b'^' | b'@' | b'+' | b'-' | b'<'
+                | b'>' | b'*'),
+            ) => Some(c),
+            Some(b':') if b.get(pos + 1) != Some(&b'=') => Some(b':'),
+            Some(b'.') if !matches!(b.get(pos + 1), Some(b'.' | b')')) => Some(b'.'),
+            Some(b'(') if !matches!(b.get(pos + 1), Some(b'*' | b'.')) => Some(b'('),
+            Some(b'/') if b.get(pos + 1) != Some(&b'/') => Some(b'/'),
+            _ => None,
+        };
+        if let Some(c) = single {
             push(&mut toks, punct_code(c), pos, pos + 1);
             pos += 1;
             continue;
         }
-        let t = scan::next_token(b, pos);
+        let start = scan::skip_trivia(b, pos);
+        if start > pos && memchr::memmem::find(&b[pos..start], b"///").is_some() {
+            // the next token pushed is the one after these comments
+            toks.documented.push((toks.code.len() / CODE_WIDTH) as u32);
+        }
+        let t = scan::token_at(b, start);
         let (start, end) = (t.start, t.end);
         match t.kind {
             TokKind::Eof => break,
