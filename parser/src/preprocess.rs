@@ -127,6 +127,10 @@ impl Preprocessed {
 
     /// The segment holding output offset `offset` (the last one for offsets at or past the end).
     pub fn segment_at(&self, offset: usize) -> Option<Segment> {
+        // most files include nothing: one segment
+        if let [only] = self.segments.as_slice() {
+            return Some(*only);
+        }
         let index = self
             .segments
             .partition_point(|s| s.out_end <= offset)

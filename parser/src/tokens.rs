@@ -358,14 +358,13 @@ fn word_code(word: &str) -> char {
     if !first.is_ascii_lowercase() || KEYWORD_SHAPES[bytes.len()] & (1 << (first - b'a')) == 0 {
         return IDENT;
     }
-    let mut key: u128 = 0;
-    for &b in bytes {
-        if !b.is_ascii_alphabetic() {
-            return IDENT;
-        }
-        key = key << 8 | u128::from(b | 0x20);
-    }
-    keyword_code(key)
+    // The word's bytes in the low end of a big-endian integer, each with bit 5 set: that
+    // lower-cases letters, and leaves every other byte of a name (digits, `_`, UTF-8) outside
+    // the letters, so a word that is not all letters matches no keyword.
+    let mut buf = [0u8; 16];
+    buf[16 - bytes.len()..].copy_from_slice(bytes);
+    let case = u128::from_be_bytes([0x20; 16]) >> (8 * (16 - bytes.len()));
+    keyword_code(u128::from_be_bytes(buf) | case)
 }
 
 /// For each word length, a bit per first letter (`a` = bit 0) that some keyword of that
