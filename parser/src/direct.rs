@@ -900,10 +900,15 @@ impl<'l, 'a> Direct<'l, 'a> {
     fn short_type_ref(&mut self) -> TypeRef {
         let start = self.at;
         self.bump();
-        let text = normalize(self.text(start, self.at));
+        // one name: nothing to normalize
+        let text = Text::from(self.text(start, self.at));
+        let name = match text.strip_prefix('&') {
+            Some(name) => Text::from(name),
+            None => text.clone(),
+        };
         TypeRef {
             kind: TypeRefKind::Named {
-                name: strip_amp(&text),
+                name,
                 generic_args: Vec::new(),
             },
             text,

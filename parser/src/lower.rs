@@ -1538,7 +1538,14 @@ pub(crate) fn empty_routine(span: Span) -> Routine {
 
 /// Value of a numeric literal.
 pub(crate) fn number_kind(text: &str) -> ExprKind {
-    let clean: String = text.chars().filter(|&c| c != '_').collect();
+    // digit separators (`1_000`) are rare: copy only then
+    let without_separators: String;
+    let clean = if text.contains('_') {
+        without_separators = text.chars().filter(|&c| c != '_').collect();
+        without_separators.as_str()
+    } else {
+        text
+    };
     let parsed = if let Some(hex) = clean.strip_prefix('$') {
         i128::from_str_radix(hex, 16).ok()
     } else if let Some(bin) = clean.strip_prefix('%') {
