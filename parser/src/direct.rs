@@ -405,14 +405,8 @@ impl<'l, 'a> Direct<'l, 'a> {
     pub(crate) fn var_decl(&mut self, out: &mut Vec<VarDecl>) -> Option<()> {
         let start = self.at;
         let doc = self.lower.doc_at(start);
-        let attributes = self.attributes()?;
-        let names_start = self.at;
-        self.ident_list()?;
-        let names_end = self.at;
-        self.expect(COLON)?;
-        let ty = self.type_ref()?;
-        // `hints ~ var_init? ~ hints`: the tree keeps no hints of variables
-        self.hints();
+        // `hints ~ var_init? ~ hints`
+        let (attributes, names, ty) = self.names_and_type()?;
         let value = match self.peek() {
             K_ABSOLUTE => {
                 self.bump();
@@ -433,7 +427,7 @@ impl<'l, 'a> Direct<'l, 'a> {
             return None;
         }
         let span = self.span(start, self.at);
-        let names = self.list_names(names_start, names_end);
+        let names = self.list_names(names.0, names.1);
         out.extend(var_decls(names, ty, value, attributes, doc, span));
         Some(())
     }
@@ -695,7 +689,7 @@ impl<'l, 'a> Direct<'l, 'a> {
                         _ => ExprKind::Other,
                     }
                 }
-                LP => match self.bracketed(LP, RP, true) {
+                LP => match self.delimited((LP, RP), true, true, Self::expr) {
                     Some(args) => ExprKind::Call {
                         callee: Box::new(expr),
                         args,
@@ -706,7 +700,7 @@ impl<'l, 'a> Direct<'l, 'a> {
                         break;
                     }
                 },
-                LB => match self.bracketed(LB, RB, false) {
+                LB => match self.delimited((LB, RB), false, false, Self::expr) {
                     Some(_) => ExprKind::Other,
                     None if self.gave_up => return None,
                     None => {
@@ -733,15 +727,22 @@ impl<'l, 'a> Direct<'l, 'a> {
         })
     }
 
-    /// `call_args` (`open` `(`, `close` `)`, `widths`: `expr:expr` allowed) or `index_args`
-    /// (`[`, `]`, at least one expression): the expressions inside, width arguments included.
-    fn bracketed(&mut self, open: u32, close: u32, widths: bool) -> Option<Vec<Expr>> {
+    /// A bracketed list: `open`, items read by `item` and separated by `,` (or `:` when
+    /// `widths`: `call_args`' width arguments), `close`; empty only when `empty` allows. The
+    /// position is restored when the list does not match.
+    fn delimited(
+        &mut self,
+        (open, close): (u32, u32),
+        empty: bool,
+        widths: bool,
+        mut item: impl FnMut(&mut Self) -> Option<Expr>,
+    ) -> Option<Vec<Expr>> {
         let start = self.at;
         self.expect(open)?;
         let mut out = Vec::new();
-        if !(widths && self.eat(close)) {
+        if !(empty && self.eat(close)) {
             loop {
-                let Some(e) = self.expr() else {
+                let Some(e) = item(self) else {
                     self.at = start;
                     return None;
                 };
@@ -780,7 +781,7 @@ impl<'l, 'a> Direct<'l, 'a> {
             }
         } else if c == LB {
             ExprKind::Set {
-                elements: self.set_elements()?,
+                elements: self.delimited((LB, RB), true, false, Self::set_element)?,
             }
         } else if c == LP {
             self.bump();
@@ -812,45 +813,23 @@ impl<'l, 'a> Direct<'l, 'a> {
         })
     }
 
-    /// `set_ctor`: its elements, a range `A..B` as a binary `..` expression.
-    fn set_elements(&mut self) -> Option<Vec<Expr>> {
+    /// `set_elem`: an expression, or a range `A..B` as a binary `..` expression.
+    fn set_element(&mut self) -> Option<Expr> {
         let start = self.at;
-        self.expect(LB)?;
-        let mut out = Vec::new();
-        if !self.eat(RB) {
-            loop {
-                let elem_start = self.at;
-                let Some(low) = self.expr() else {
-                    self.at = start;
-                    return None;
-                };
-                if self.eat(C_DOTDOT) {
-                    let Some(high) = self.expr() else {
-                        self.at = start;
-                        return None;
-                    };
-                    out.push(Expr {
-                        text: normalize(self.text(elem_start, self.at)),
-                        kind: ExprKind::Binary {
-                            op: Text::const_new(".."),
-                            lhs: Box::new(low),
-                            rhs: Box::new(high),
-                        },
-                        span: self.span(elem_start, self.at),
-                    });
-                } else {
-                    out.push(low);
-                }
-                if !self.eat(COMMA) {
-                    break;
-                }
-            }
-            if !self.eat(RB) {
-                self.at = start;
-                return None;
-            }
+        let low = self.expr()?;
+        if !self.eat(C_DOTDOT) {
+            return Some(low);
         }
-        Some(out)
+        let high = self.expr()?;
+        Some(Expr {
+            text: normalize(self.text(start, self.at)),
+            kind: ExprKind::Binary {
+                op: Text::const_new(".."),
+                lhs: Box::new(low),
+                rhs: Box::new(high),
+            },
+            span: self.span(start, self.at),
+        })
     }
 
     /// `blob`: balanced tokens up to a `;`, `)` or `]` outside brackets (typed constants,
@@ -1955,24 +1934,30 @@ impl<'l, 'a> Direct<'l, 'a> {
         Some(yes)
     }
 
-    /// `field_decl`: one field per name, each with the declaration's attributes and doc
-    /// comment; it ends with `;` or before `end`.
-    fn field_decl(&mut self) -> Option<Vec<VarDecl>> {
-        let start = self.at;
+    /// The start of `var_decl` and `field_decl`: attributes, names (where they start and
+    /// end), `:`, a type and hints (which the tree keeps for neither).
+    fn names_and_type(&mut self) -> Option<(Vec<Attribute>, (usize, usize), TypeRef)> {
         let attributes = self.attributes()?;
         let names_start = self.at;
         self.ident_list()?;
         let names_end = self.at;
         self.expect(COLON)?;
         let ty = self.type_ref()?;
-        // the tree keeps no hints of fields
         self.hints();
+        Some((attributes, (names_start, names_end), ty))
+    }
+
+    /// `field_decl`: one field per name, each with the declaration's attributes and doc
+    /// comment; it ends with `;` or before `end`.
+    fn field_decl(&mut self) -> Option<Vec<VarDecl>> {
+        let start = self.at;
+        let (attributes, names, ty) = self.names_and_type()?;
         if !self.eat(SEMI) && !matches!(self.peek(), K_END | RP) {
             return None;
         }
         let span = self.span(start, self.at);
         let doc = self.lower.doc_at(start);
-        let names = self.list_names(names_start, names_end);
+        let names = self.list_names(names.0, names.1);
         Some(var_decls(names, ty, None, attributes, doc, span).collect())
     }
 
