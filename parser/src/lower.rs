@@ -1588,7 +1588,12 @@ fn string_pieces_value<'t>(pieces: impl Iterator<Item = &'t str>) -> Text {
             out.push_str(&multiline_value(s));
         } else {
             let inner = s.get(1..s.len().saturating_sub(1)).unwrap_or("");
-            out.push_str(&inner.replace("''", "'"));
+            // a quote inside a piece is always doubled
+            if inner.contains('\'') {
+                out.push_str(&inner.replace("''", "'"));
+            } else {
+                out.push_str(inner);
+            }
         }
     }
     out
