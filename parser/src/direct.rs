@@ -879,8 +879,13 @@ impl<'l, 'a> Direct<'l, 'a> {
     fn short_type_ref(&mut self) -> TypeRef {
         let start = self.at;
         self.bump();
-        // one name: nothing to normalize
-        let text = Text::from(self.text(start, self.at));
+        // one ASCII name has nothing to normalize (a non-ASCII one may hold a Unicode blank)
+        let raw = self.text(start, self.at);
+        let text = if raw.is_ascii() {
+            Text::from(raw)
+        } else {
+            normalize(raw)
+        };
         let name = match text.strip_prefix('&') {
             Some(name) => Text::from(name),
             None => text.clone(),

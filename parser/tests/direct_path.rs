@@ -469,6 +469,7 @@ type
   TProcNested = procedure is nested;
   TProcBoth = function(A: Integer): Integer of object; cdecl;
   TRefName = reference;
+  TNbspName = Foo Bar;
   TFields = record
     OnInt: function(A: Integer): Integer; cdecl;
     OnPtr: procedure(P: Pointer); stdcall;
