@@ -234,10 +234,6 @@ fn lower_word<'b>(word: &str, buf: &'b mut [u8; 16]) -> &'b str {
     std::str::from_utf8(out).unwrap_or("")
 }
 
-fn is_reserved(w: &str) -> bool {
-    tokens::is_reserved_word(w)
-}
-
 impl<'a> Driver<'a> {
     fn new(pp: &'a Preprocessed, toks: &'a Tokens, direct: bool) -> Self {
         Self {
@@ -464,7 +460,7 @@ impl<'a> Driver<'a> {
                 {
                     return t.start
                 }
-                _ if in_section && col == item_col && !is_reserved(w) => {
+                _ if in_section && col == item_col && !tokens::is_reserved_word(w) => {
                     let next = self.tok(t.end);
                     let nt = next.text(self.text);
                     if matches!(nt, "=" | ":" | "<" | ",") {
@@ -750,7 +746,7 @@ impl<'a> Driver<'a> {
         if w.starts_with('&') {
             return true;
         }
-        if is_reserved(w) {
+        if tokens::is_reserved_word(w) {
             return false;
         }
         if w.eq_ignore_ascii_case("operator") {

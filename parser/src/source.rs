@@ -158,7 +158,7 @@ pub fn encoding_for_codepage(codepage: u16) -> Option<&'static Encoding> {
 /// where a line end is CRLF, LF or a lone CR.
 pub fn line_starts(text: &str) -> Vec<u32> {
     let bytes = text.as_bytes();
-    let mut starts = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
+    let mut starts = Vec::with_capacity(bytes.len() / 32 + 1);
     starts.push(0);
     // Almost every file ends its lines with LF or CRLF: find the LFs alone, and take the
     // slower path below only when some CR is not followed by an LF.
