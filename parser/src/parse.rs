@@ -24,6 +24,7 @@ use crate::tokens::{self, Tokens, CODE_WIDTH};
 use pest::iterators::Pair;
 use pest::Parser as _;
 use std::path::Path;
+use std::sync::{PoisonError, RwLock};
 
 /// What parsing one file produced.
 #[derive(Debug)]
@@ -173,6 +174,13 @@ fn run_driver(
     })
 }
 
+/// Held to read while the grammar runs, and to write while a failed item is run again with
+/// pest's error detail: that switch is process-wide, and parses on other threads (files are
+/// parsed in parallel) must not see it on (their expected tokens would differ from run to run)
+/// or switch it off under the re-run. Recording the detail on every run instead halves the
+/// speed of files the grammar reads much of.
+static GRAMMAR: RwLock<()> = RwLock::new(());
+
 /// Bounds the work of one grammar call, so no input can make pest run away.
 fn init_limits() {
     static ONCE: std::sync::Once = std::sync::Once::new();
@@ -313,7 +321,11 @@ impl<'a> Driver<'a> {
         let Some(input) = code.get(base..) else {
             return Err(());
         };
-        match DelphiParser::parse(rule, input) {
+        let parsed = {
+            let _shared = GRAMMAR.read().unwrap_or_else(PoisonError::into_inner);
+            DelphiParser::parse(rule, input)
+        };
+        match parsed {
             Ok(mut pairs) => match pairs.next() {
                 Some(pair) => {
                     let s = pair.as_span();
@@ -337,9 +349,13 @@ impl<'a> Driver<'a> {
         err: pest::error::Error<Rule>,
     ) {
         // Re-run with detailed attempts to name the expected tokens (only on this error path).
-        pest::set_error_detail(true);
-        let detailed = DelphiParser::parse(rule, input).err();
-        pest::set_error_detail(false);
+        let detailed = {
+            let _alone = GRAMMAR.write().unwrap_or_else(PoisonError::into_inner);
+            pest::set_error_detail(true);
+            let detailed = DelphiParser::parse(rule, input).err();
+            pest::set_error_detail(false);
+            detailed
+        };
         let err = detailed.unwrap_or(err);
         let attempts = err.parse_attempts();
         // pest places the error at the farthest failed rule; keywords (silent rules) and the
