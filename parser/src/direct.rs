@@ -238,10 +238,10 @@ pub(crate) struct Direct<'l, 'a> {
 
 impl<'l, 'a> Direct<'l, 'a> {
     /// A reader of `input`, the token string from the item on, for `lower`'s item.
-    pub(crate) fn new(lower: &'l Lower<'a>, input: &'a str) -> Self {
+    pub(crate) fn new(lower: &'l Lower<'a>, input: &'a [u8]) -> Self {
         Self {
             lower,
-            input: input.as_bytes(),
+            input,
             at: 0,
             depth: 0,
             nesting: 0,

@@ -23,6 +23,7 @@ use crate::span::{FileId, SourceDb, Span};
 use crate::tokens::{self, Tokens, CODE_WIDTH};
 use pest::iterators::Pair;
 use pest::Parser as _;
+use std::cell::Cell;
 use std::path::Path;
 use std::sync::{PoisonError, RwLock};
 
@@ -181,6 +182,62 @@ fn run_driver(
 /// speed of files the grammar reads much of.
 static GRAMMAR: RwLock<()> = RwLock::new(());
 
+/// Token codes the driver looks at (`tokens::punct_code`, `tokens::kw`).
+const OPEN_BRACKET: u32 = 0x100 + b'[' as u32;
+const OPERATOR: u32 = tokens::kw("operator") as u32;
+const BLOCK: u32 = tokens::BLOCK as u32;
+const K_BEGIN: u32 = tokens::kw("begin") as u32;
+const K_CLASS: u32 = tokens::kw("class") as u32;
+const K_CONST: u32 = tokens::kw("const") as u32;
+const K_CONSTRUCTOR: u32 = tokens::kw("constructor") as u32;
+const K_CONTAINS: u32 = tokens::kw("contains") as u32;
+const K_DESTRUCTOR: u32 = tokens::kw("destructor") as u32;
+const K_END: u32 = tokens::kw("end") as u32;
+const K_EXPORTS: u32 = tokens::kw("exports") as u32;
+const K_FINALIZATION: u32 = tokens::kw("finalization") as u32;
+const K_FUNCTION: u32 = tokens::kw("function") as u32;
+const K_IMPLEMENTATION: u32 = tokens::kw("implementation") as u32;
+const K_INITIALIZATION: u32 = tokens::kw("initialization") as u32;
+const K_LABEL: u32 = tokens::kw("label") as u32;
+const K_PROCEDURE: u32 = tokens::kw("procedure") as u32;
+const K_PROPERTY: u32 = tokens::kw("property") as u32;
+const K_REQUIRES: u32 = tokens::kw("requires") as u32;
+const K_RESOURCESTRING: u32 = tokens::kw("resourcestring") as u32;
+const K_THREADVAR: u32 = tokens::kw("threadvar") as u32;
+const K_TYPE: u32 = tokens::kw("type") as u32;
+const K_USES: u32 = tokens::kw("uses") as u32;
+const K_VAR: u32 = tokens::kw("var") as u32;
+
+/// What a word does in a section's loop.
+enum SectionWord {
+    /// Ends the section (`implementation`, `begin`, `end`, ...).
+    Ends,
+    /// Starts a uses clause (`uses`, and a package's `requires` / `contains`).
+    Uses,
+    /// Anything else: a declaration or an error.
+    Other,
+}
+
+/// What declaration a token starts.
+enum DeclWord {
+    Attributes,
+    Const {
+        resourcestring: bool,
+    },
+    Type,
+    Var {
+        threadvar: bool,
+    },
+    Label,
+    Property,
+    Exports,
+    /// `procedure`, `function`, `constructor`, `destructor`, `class`.
+    Routine,
+    /// `operator`: a routine unless a `:` follows (then a name).
+    Operator,
+    None,
+}
+
 /// Bounds the work of one grammar call, so no input can make pest run away.
 fn init_limits() {
     static ONCE: std::sync::Once = std::sync::Once::new();
@@ -216,6 +273,8 @@ struct Driver<'a> {
     direct: bool,
     /// Whether the grammar may run on this thread's stack.
     stack: Stack,
+    /// The token index of the last lookup or read: where the next lookup most likely lands.
+    cursor: Cell<usize>,
 }
 
 fn is_routine_word(w: &str) -> bool {
@@ -252,7 +311,21 @@ impl<'a> Driver<'a> {
             nesting: 0,
             direct,
             stack: Stack::Unknown,
+            cursor: Cell::new(0),
         }
+    }
+
+    /// Index of the first token at or after `pos` of the text.
+    fn index_at(&self, pos: usize) -> usize {
+        let index = self.toks.index_near(pos, self.cursor.get());
+        self.cursor.set(index);
+        index
+    }
+
+    /// Index of the token that starts exactly at `pos` of the text.
+    fn index_starting_at(&self, pos: usize) -> Option<usize> {
+        let index = self.index_at(pos);
+        self.toks.starts_at(index, pos).then_some(index)
     }
 
     fn bytes(&self) -> &'a [u8] {
@@ -287,11 +360,12 @@ impl<'a> Driver<'a> {
         if !self.direct {
             return None;
         }
-        let base = self.toks.index_at(pos) * CODE_WIDTH;
+        let base = self.index_at(pos) * CODE_WIDTH;
         let input = self.toks.code.get(base..)?;
         let lower = self.lower(base);
         let mut reader = Direct::new(&lower, input);
         let value = read(&mut reader)?;
+        self.cursor.set((base + reader.pos()) / CODE_WIDTH);
         let (_, end) = self.toks.text_range(base, base + reader.pos());
         Some((value, end.max(pos)))
     }
@@ -316,8 +390,8 @@ impl<'a> Driver<'a> {
         if !self.grammar_fits_stack() {
             return Err(());
         }
-        let code: &'a str = &self.toks.code;
-        let base = self.toks.index_at(pos) * CODE_WIDTH;
+        let code: &'a str = self.toks.code_str();
+        let base = self.index_at(pos) * CODE_WIDTH;
         let Some(input) = code.get(base..) else {
             return Err(());
         };
@@ -646,15 +720,9 @@ impl<'a> Driver<'a> {
             if t.kind == TokKind::Eof {
                 break;
             }
-            let mut buf = [0; 16];
-            let w = lower_word(t.text(self.text), &mut buf);
-            let next = match w {
-                "implementation" | "initialization" | "finalization" | "begin" | "end"
-                    if t.kind == TokKind::Word =>
-                {
-                    break
-                }
-                "uses" | "requires" | "contains" if t.kind == TokKind::Word => {
+            let next = match self.section_word(pos, &t) {
+                SectionWord::Ends => break,
+                SectionWord::Uses => {
                     if let Some((clause, end)) = self.direct(pos, |d| d.uses_clause()) {
                         uses.push(clause);
                         end
@@ -700,41 +768,113 @@ impl<'a> Driver<'a> {
     /// One declaration at `pos` (section level or local to a routine). `None` when `pos` does
     /// not start a declaration; `Some((None, end))` when the item was consumed with errors.
     fn decl(&mut self, with_bodies: bool, pos: usize) -> Option<(Option<Decl>, usize)> {
-        let t = scan::token_at(self.bytes(), pos);
-        let mut buf = [0; 16];
-        let w = lower_word(t.text(self.text), &mut buf);
-        if t.kind == TokKind::Punct && w == "[" {
-            // attributes before a routine
-            let after = scan::skip_brackets(self.text, pos);
-            let n = scan::token_at(self.bytes(), after);
-            if n.kind == TokKind::Word && is_routine_word(n.text(self.text)) {
-                return Some(self.routine(with_bodies, pos));
+        let (head, t) = self.decl_word(pos);
+        Some(match head {
+            DeclWord::Attributes => {
+                // attributes before a routine
+                let after = scan::skip_brackets(self.text, pos);
+                let n = scan::token_at(self.bytes(), after);
+                if n.kind == TokKind::Word && is_routine_word(n.text(self.text)) {
+                    return Some(self.routine(with_bodies, pos));
+                }
+                // Attributes that stand alone (`[assembly: Foo]`) or precede a section keyword.
+                match self.item(Rule::attributes, pos) {
+                    Ok((_, _, end)) => (None, end),
+                    Err(()) => (None, self.recover(pos, pos, false)),
+                }
             }
-            // Attributes that stand alone (`[assembly: Foo]`) or precede a section keyword.
-            return Some(match self.item(Rule::attributes, pos) {
-                Ok((_, _, end)) => (None, end),
-                Err(()) => (None, self.recover(pos, pos, false)),
-            });
+            DeclWord::Const { resourcestring } => self.const_section(pos, t.end, resourcestring),
+            DeclWord::Type => self.type_section(pos, t.end),
+            DeclWord::Var { threadvar } => self.var_section(pos, t.end, threadvar),
+            DeclWord::Label => self.simple_item(Rule::label_decl, pos, "label"),
+            // FPC's unit-level properties.
+            DeclWord::Property => self.simple_item(Rule::property_decl, pos, "property"),
+            DeclWord::Exports => self.simple_item(Rule::exports_decl, pos, "exports"),
+            DeclWord::Routine => self.routine(with_bodies, pos),
+            DeclWord::Operator if !self.tok(t.end).is_punct(self.text, ":") => {
+                self.routine(with_bodies, pos)
+            }
+            DeclWord::Operator | DeclWord::None => return None,
+        })
+    }
+
+    /// What the word at `pos` (past trivia; `t` is its token) does in a section loop.
+    fn section_word(&self, pos: usize, t: &Tok) -> SectionWord {
+        // told by the token's code where a token of the lexer starts here
+        if let Some(i) = self.index_starting_at(pos) {
+            return match self.toks.code_of(i) {
+                K_IMPLEMENTATION | K_INITIALIZATION | K_FINALIZATION | K_BEGIN | K_END => {
+                    SectionWord::Ends
+                }
+                // a whole `begin` or `asm` block
+                BLOCK if self.bytes()[pos] | 0x20 == b'b' => SectionWord::Ends,
+                K_USES | K_REQUIRES | K_CONTAINS => SectionWord::Uses,
+                _ => SectionWord::Other,
+            };
+        }
+        let mut buf = [0; 16];
+        match lower_word(t.text(self.text), &mut buf) {
+            "implementation" | "initialization" | "finalization" | "begin" | "end"
+                if t.kind == TokKind::Word =>
+            {
+                SectionWord::Ends
+            }
+            "uses" | "requires" | "contains" if t.kind == TokKind::Word => SectionWord::Uses,
+            _ => SectionWord::Other,
+        }
+    }
+
+    /// What declaration the token at `pos` starts, and the token.
+    fn decl_word(&self, pos: usize) -> (DeclWord, Tok) {
+        let t = scan::token_at(self.bytes(), pos);
+        if let Some(i) = self.index_starting_at(pos) {
+            let word = match self.toks.code_of(i) {
+                OPEN_BRACKET if t.is_punct(self.text, "[") => DeclWord::Attributes,
+                K_CONST => DeclWord::Const {
+                    resourcestring: false,
+                },
+                K_RESOURCESTRING => DeclWord::Const {
+                    resourcestring: true,
+                },
+                K_TYPE => DeclWord::Type,
+                K_VAR => DeclWord::Var { threadvar: false },
+                K_THREADVAR => DeclWord::Var { threadvar: true },
+                K_LABEL => DeclWord::Label,
+                K_PROPERTY => DeclWord::Property,
+                K_EXPORTS => DeclWord::Exports,
+                K_PROCEDURE | K_FUNCTION | K_CONSTRUCTOR | K_DESTRUCTOR | K_CLASS => {
+                    DeclWord::Routine
+                }
+                OPERATOR => DeclWord::Operator,
+                _ => DeclWord::None,
+            };
+            return (word, t);
+        }
+        if t.kind == TokKind::Punct && t.text(self.text) == "[" {
+            return (DeclWord::Attributes, t);
         }
         if t.kind != TokKind::Word {
-            return None;
+            return (DeclWord::None, t);
         }
-        Some(match w {
-            "const" | "resourcestring" => self.const_section(pos, t.end, w == "resourcestring"),
-            "type" => self.type_section(pos, t.end),
-            "var" | "threadvar" => self.var_section(pos, t.end, w == "threadvar"),
-            "label" => self.simple_item(Rule::label_decl, pos, "label"),
-            // FPC's unit-level properties.
-            "property" => self.simple_item(Rule::property_decl, pos, "property"),
-            "exports" => self.simple_item(Rule::exports_decl, pos, "exports"),
-            "procedure" | "function" | "constructor" | "destructor" | "class" => {
-                self.routine(with_bodies, pos)
-            }
-            "operator" if !self.tok(t.end).is_punct(self.text, ":") => {
-                self.routine(with_bodies, pos)
-            }
-            _ => return None,
-        })
+        let mut buf = [0; 16];
+        let word = match lower_word(t.text(self.text), &mut buf) {
+            "const" => DeclWord::Const {
+                resourcestring: false,
+            },
+            "resourcestring" => DeclWord::Const {
+                resourcestring: true,
+            },
+            "type" => DeclWord::Type,
+            "var" => DeclWord::Var { threadvar: false },
+            "threadvar" => DeclWord::Var { threadvar: true },
+            "label" => DeclWord::Label,
+            "property" => DeclWord::Property,
+            "exports" => DeclWord::Exports,
+            "procedure" | "function" | "constructor" | "destructor" | "class" => DeclWord::Routine,
+            "operator" => DeclWord::Operator,
+            _ => DeclWord::None,
+        };
+        (word, t)
     }
 
     fn simple_item(&mut self, rule: Rule, pos: usize, keyword: &str) -> (Option<Decl>, usize) {
@@ -753,6 +893,14 @@ impl<'a> Driver<'a> {
     /// True when `pos` starts an item of a const/type/var section (an identifier, possibly
     /// after attributes).
     fn starts_item(&self, pos: usize) -> bool {
+        // Most items start with a plain name: told by its token's code. Attributes, the
+        // `operator` name and positions inside a statement block are read from the text.
+        if let Some(i) = self.index_starting_at(pos) {
+            let code = self.toks.code_of(i);
+            if code != OPERATOR && code != OPEN_BRACKET {
+                return tokens::is_name_code(code);
+            }
+        }
         let after = scan::skip_brackets(self.text, pos);
         let t = scan::token_at(self.bytes(), after);
         if t.kind != TokKind::Word {
@@ -1018,7 +1166,10 @@ impl<'a> Driver<'a> {
             let t = self.tok(pos);
             let failure = match scan::body_part(self.text, &t) {
                 scan::BodyPart::Block => {
-                    if let Some(end) = self.toks.block_end(t.start) {
+                    if let Some(end) = self
+                        .index_starting_at(t.start)
+                        .and_then(|i| self.toks.block_end(i))
+                    {
                         return Ok(end);
                     }
                     match scan::skip_block(self.text, &t) {

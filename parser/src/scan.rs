@@ -84,10 +84,38 @@ fn is_ident_start(b: u8) -> bool {
 
 /// The end of the identifier characters from `i`.
 pub(crate) fn ident_end(b: &[u8], mut i: usize) -> usize {
+    // Eight bytes at a time where the text has them: most names end within the first eight,
+    // and finding the end arithmetically saves a byte loop whose exit is hard to predict.
+    while let Some(chunk) = b.get(i..i + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+        let stops = !name_bytes(word) & BYTE_HIGH_BITS;
+        if stops != 0 {
+            return i + (stops.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
     while i < b.len() && is_ident_char(b[i]) {
         i += 1;
     }
     i
+}
+
+const BYTE_HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+const BYTE_ONES: u64 = 0x0101_0101_0101_0101;
+
+/// Bit 7 of each byte of `word` set when that byte is a name character: an ASCII letter,
+/// digit or `_`, or any byte of a UTF-8 sequence (as [`BYTE_CLASS`] has it).
+fn name_bytes(word: u64) -> u64 {
+    let ascii = word & !BYTE_HIGH_BITS;
+    // For 7-bit bytes, adding `0x80 - lo` sets bit 7 exactly when the byte is >= `lo`, and no
+    // sum carries into the next byte.
+    let at_least = |x: u64, lo: u8| x + BYTE_ONES * u64::from(0x80 - lo);
+    let in_range = |x: u64, lo: u8, hi: u8| at_least(x, lo) & !at_least(x, hi + 1);
+    // bit 5 lower-cases letters (and moves no other byte into `a..=z`)
+    let letters = in_range(ascii | BYTE_ONES * 0x20, b'a', b'z');
+    let digits = in_range(ascii, b'0', b'9');
+    let underscores = in_range(ascii, b'_', b'_');
+    ((letters | digits | underscores) & BYTE_HIGH_BITS) | (word & BYTE_HIGH_BITS)
 }
 
 /// The first position from `i` that is not a plain blank (comments are not skipped).
@@ -625,6 +653,24 @@ fn prev_is_of(text: &str, start: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_end_where_the_byte_classes_say() {
+        let text = "abc_DEF09 xyzzy\u{e9}t\u{a0}q Z[ a; b_c.d@e`f{g}h~ abcdefghijklmnopqrstu|v";
+        let b = text.as_bytes();
+        for start in 0..b.len() {
+            let mut byte_loop = start;
+            while byte_loop < b.len() && is_ident_char(b[byte_loop]) {
+                byte_loop += 1;
+            }
+            assert_eq!(ident_end(b, start), byte_loop, "from {start}");
+        }
+        for c in 0..=255u8 {
+            let word = u64::from_le_bytes([c; 8]);
+            let expected = if is_ident_char(c) { BYTE_HIGH_BITS } else { 0 };
+            assert_eq!(name_bytes(word), expected, "byte {c:#x}");
+        }
+    }
 
     #[test]
     fn skips_nested_blocks_strings_and_comments() {

@@ -274,12 +274,11 @@ pub(crate) fn keyword_text(code: &str) -> Option<&'static str> {
 /// The preprocessed text as tokens.
 #[derive(Debug, Default)]
 pub(crate) struct Tokens {
-    /// One code per token.
-    pub code: String,
-    /// Start of each token in the preprocessed text.
-    pub starts: Vec<u32>,
-    /// End of each token in the preprocessed text.
-    pub ends: Vec<u32>,
+    /// One code per token, UTF-8 encoded (two bytes each): the grammar's input, as
+    /// [`Self::code_str`].
+    pub code: Vec<u8>,
+    /// Start and end of each token in the preprocessed text.
+    pub spans: Vec<[u32; 2]>,
     /// Length of the preprocessed text (the position of the end of input).
     pub text_len: u32,
     /// Indexes of the tokens with a `///` comment among the comments before them, ascending:
@@ -296,31 +295,66 @@ impl Tokens {
             .is_ok()
     }
 
-    /// Index of the first token that starts at or after `pos` of the preprocessed text.
-    pub fn index_at(&self, pos: usize) -> usize {
-        self.starts.partition_point(|&s| (s as usize) < pos)
+    /// The token string as text, for the grammar. Only the grammar needs it as `str`, and
+    /// it reads few items, so the string is checked when it does rather than built from
+    /// `char`s (it is valid UTF-8 by construction).
+    pub fn code_str(&self) -> &str {
+        std::str::from_utf8(&self.code).unwrap_or_default()
     }
 
-    /// The end of the statement block (and its `;`) that starts at `pos` of the text, when
-    /// the lexer read it as one BLOCK token.
-    pub fn block_end(&self, pos: usize) -> Option<usize> {
-        let i = self.index_at(pos);
-        let is_block = self.starts.get(i) == Some(&(pos as u32))
-            && self
-                .code
-                .get(i * CODE_WIDTH..)
-                .and_then(|c| c.chars().next())
-                == Some(BLOCK);
-        is_block.then(|| self.ends[i] as usize)
+    /// The code of token `index` (0 past the last token).
+    pub fn code_of(&self, index: usize) -> u32 {
+        match self.code.get(index * CODE_WIDTH..(index + 1) * CODE_WIDTH) {
+            Some(&[a, b]) => (u32::from(a & 0x1F) << 6) | u32::from(b & 0x3F),
+            _ => 0,
+        }
+    }
+
+    /// Index of the first token that starts at or after `pos` of the preprocessed text.
+    pub fn index_at(&self, pos: usize) -> usize {
+        self.spans.partition_point(|&[s, _]| (s as usize) < pos)
+    }
+
+    /// [`Self::index_at`], checking `guess` first: readers move forward, so the index after
+    /// the last token read is usually the answer, and checking it saves a search.
+    pub fn index_near(&self, pos: usize, guess: usize) -> usize {
+        let after_previous = guess == 0
+            || self
+                .spans
+                .get(guess - 1)
+                .is_some_and(|&[s, _]| (s as usize) < pos);
+        let at_or_after = self
+            .spans
+            .get(guess)
+            .map_or(guess == self.spans.len(), |&[s, _]| s as usize >= pos);
+        if after_previous && at_or_after {
+            guess
+        } else {
+            self.index_at(pos)
+        }
+    }
+
+    /// Whether token `index` starts exactly at `pos` of the preprocessed text.
+    pub fn starts_at(&self, index: usize, pos: usize) -> bool {
+        self.spans
+            .get(index)
+            .is_some_and(|&[s, _]| s as usize == pos)
+    }
+
+    /// The end of the statement block (and its `;`) that is token `index`, when the lexer
+    /// read one there as one BLOCK token.
+    pub fn block_end(&self, index: usize) -> Option<usize> {
+        let span = self.spans.get(index)?;
+        (self.code_of(index) == BLOCK as u32).then_some(span[1] as usize)
     }
 
     /// Where the token at byte `offset` of the token string starts in the text (the end of
     /// the text for the end of the string).
     pub fn text_start(&self, offset: usize) -> usize {
         let i = offset / CODE_WIDTH;
-        self.starts
+        self.spans
             .get(i)
-            .map_or(self.text_len as usize, |&s| s as usize)
+            .map_or(self.text_len as usize, |&[s, _]| s as usize)
     }
 
     /// The text range covered by the token string range `start..end` (empty at the start
@@ -333,39 +367,68 @@ impl Tokens {
             return (from, from);
         }
         let to = self
-            .ends
+            .spans
             .get(past - 1)
-            .map_or(self.text_len as usize, |&e| e as usize);
+            .map_or(self.text_len as usize, |&[_, e]| e as usize);
         (from, to.max(from))
     }
 }
 
-/// The code of a word (already known not to be `&`-escaped).
+/// Whether a token code is a name: an identifier (also `&`-escaped) or a word that is a
+/// keyword only in some places.
+pub(crate) fn is_name_code(code: u32) -> bool {
+    code == IDENT as u32 || (SOFT_BASE..SOFT_BASE + 0x80).contains(&code)
+}
+
 /// Whether `word` is a reserved word (in any case; not with `&`).
 pub(crate) fn is_reserved_word(word: &str) -> bool {
     (RESERVED_BASE..SOFT_BASE).contains(&(word_code(word) as u32))
 }
 
 fn word_code(word: &str) -> char {
+    word_code_in(word.as_bytes(), 0, word.len())
+}
+
+/// The code of the word at `start..end` of `b` (already known not to be `&`-escaped).
+fn word_code_in(b: &[u8], start: usize, end: usize) -> char {
     // Keywords are ASCII letters only, 2 to 14 of them: pack the lower-cased word into an
     // integer and look that up.
-    let bytes = word.as_bytes();
-    if !(2..=14).contains(&bytes.len()) {
+    let len = end.saturating_sub(start);
+    if !(2..=14).contains(&len) {
         return IDENT;
     }
     // Most words are names: no keyword has their length and first letter.
-    let first = bytes[0] | 0x20;
-    if !first.is_ascii_lowercase() || KEYWORD_SHAPES[bytes.len()] & (1 << (first - b'a')) == 0 {
+    let first = b.get(start).map_or(0, |c| c | 0x20);
+    if !first.is_ascii_lowercase() || KEYWORD_SHAPES[len] & (1 << (first - b'a')) == 0 {
         return IDENT;
     }
-    // The word's bytes in the low end of a big-endian integer, each with bit 5 set: that
+    // The word's bytes in the low end of a little-endian integer, each with bit 5 set: that
     // lower-cases letters, and leaves every other byte of a name (digits, `_`, UTF-8) outside
-    // the letters, so a word that is not all letters matches no keyword.
-    let mut buf = [0u8; 16];
-    buf[16 - bytes.len()..].copy_from_slice(bytes);
-    let case = u128::from_be_bytes([0x20; 16]) >> (8 * (16 - bytes.len()));
-    keyword_code(u128::from_be_bytes(buf) | case)
+    // the letters, so a word that is not all letters matches no keyword. Sixteen bytes are
+    // read at once where the text has them (a copy of a few bytes is a call).
+    let word = match b.get(start..start + 16) {
+        Some(chunk) => u128::from_le_bytes(chunk.try_into().unwrap_or([0; 16])),
+        None => {
+            let mut buf = [0u8; 16];
+            if let Some(bytes) = b.get(start..end) {
+                buf[..len].copy_from_slice(bytes);
+            }
+            u128::from_le_bytes(buf)
+        }
+    };
+    keyword_code((word | u128::from_le_bytes([0x20; 16])) & WORD_MASKS[len])
 }
+
+/// For each word length, the low bytes of an integer that a word of that length fills.
+static WORD_MASKS: [u128; 17] = {
+    let mut masks = [0u128; 17];
+    let mut len = 1;
+    while len < 17 {
+        masks[len] = u128::MAX >> (8 * (16 - len));
+        len += 1;
+    }
+    masks
+};
 
 /// For each word length, a bit per first letter (`a` = bit 0) that some keyword of that
 /// length starts with.
@@ -402,7 +465,7 @@ fn keyword_slot(key: u128) -> usize {
 fn keyword_table() -> &'static [(u128, char)] {
     static TABLE: std::sync::OnceLock<Vec<(u128, char)>> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
-        let pack = |w: &str| w.bytes().fold(0u128, |k, b| k << 8 | u128::from(b));
+        let pack = |w: &str| w.bytes().rev().fold(0u128, |k, b| k << 8 | u128::from(b));
         let code = |base: u32, i: usize| char::from_u32(base + i as u32).unwrap_or(IDENT);
         let mut slots = vec![(0u128, IDENT); KEYWORD_SLOTS];
         let words = RESERVED
@@ -465,21 +528,26 @@ pub(crate) fn punct_text(code: &str) -> Option<String> {
     }
 }
 
+/// The UTF-8 encoding of a token code: every code is in `U+0080..U+0800`, two bytes.
+fn utf8(code: char) -> [u8; CODE_WIDTH] {
+    let c = code as u32;
+    debug_assert!((0x80..0x800).contains(&c));
+    [0xC0 | (c >> 6) as u8, 0x80 | (c & 0x3F) as u8]
+}
+
 /// Lexes the whole preprocessed text.
 pub(crate) fn lex(text: &str) -> Tokens {
     let b = text.as_bytes();
     let mut toks = Tokens {
-        code: String::with_capacity(b.len() / 2),
-        starts: Vec::with_capacity(b.len() / 5),
-        ends: Vec::with_capacity(b.len() / 5),
+        code: Vec::with_capacity(b.len() / 2),
+        spans: Vec::with_capacity(b.len() / 5),
         text_len: b.len() as u32,
         documented: Vec::new(),
     };
     let (begin, asm) = (word_code("begin"), word_code("asm"));
     let push = |toks: &mut Tokens, code: char, start: usize, end: usize| {
-        toks.code.push(code);
-        toks.starts.push(start as u32);
-        toks.ends.push(end as u32);
+        toks.code.extend_from_slice(&utf8(code));
+        toks.spans.push([start as u32, end as u32]);
     };
     let mut pos = 0;
     loop {
@@ -490,7 +558,7 @@ pub(crate) fn lex(text: &str) -> Tokens {
             .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')
         {
             let end = scan::ident_end(b, pos + 1);
-            let code = word_code(&text[pos..end]);
+            let code = word_code_in(b, pos, end);
             if code != begin && code != asm {
                 push(&mut toks, code, pos, end);
                 pos = end;
@@ -525,11 +593,10 @@ pub(crate) fn lex(text: &str) -> Tokens {
         match t.kind {
             TokKind::Eof => break,
             TokKind::Word => {
-                let w = t.text(text);
-                let code = if w.starts_with('&') {
+                let code = if b[start] == b'&' {
                     IDENT
                 } else {
-                    word_code(w)
+                    word_code_in(b, start, end)
                 };
                 // `begin` and `asm` only ever open a statement block, which the grammar never
                 // reads: one BLOCK token stands for the whole block (and its `;`), and the
@@ -672,7 +739,7 @@ pub(crate) fn nesting_bound(toks: &Tokens) -> usize {
     let mut previous = OTHER;
     let mut previous_was_prefix = false;
     // every code is two bytes of UTF-8 (U+0100..U+02FF): decoded without the general decoder
-    for pair in toks.code.as_bytes().chunks_exact(CODE_WIDTH) {
+    for pair in toks.code.chunks_exact(CODE_WIDTH) {
         let code = (u32::from(pair[0] & 0x1F) << 6) | u32::from(pair[1] & 0x3F);
         let c = char::from_u32(code).unwrap_or(OTHER);
         let kind = table.get(code as usize).copied().unwrap_or(Nesting::Other);
@@ -808,13 +875,13 @@ mod tests {
         let words: Vec<&str> = RESERVED.iter().chain(SOFT).copied().collect();
         for word in &words {
             let toks = lex(word);
-            assert_eq!(toks.code.chars().count(), 1, "{word} is one token");
+            assert_eq!(toks.code_str().chars().count(), 1, "{word} is one token");
             let rule = Rule::all_rules()
                 .iter()
                 .copied()
                 .find(|r| format!("{r:?}") == format!("kw_{word}"))
                 .unwrap_or_else(|| panic!("delphi.pest has no rule kw_{word}"));
-            let parsed = DelphiParser::parse(rule, &toks.code);
+            let parsed = DelphiParser::parse(rule, toks.code_str());
             assert!(
                 parsed.is_ok(),
                 "kw_{word} does not match the code of {word:?}"
@@ -830,7 +897,7 @@ mod tests {
                     .find(|r| format!("{r:?}") == format!("kw_{other}"));
                 if let Some(other_rule) = other_rule {
                     assert!(
-                        DelphiParser::parse(other_rule, &toks.code).is_err(),
+                        DelphiParser::parse(other_rule, toks.code_str()).is_err(),
                         "kw_{other} also matches {word:?}"
                     );
                 }
@@ -880,7 +947,7 @@ mod tests {
             (Rule::directive_name, &directives[..]),
         ] {
             for word in &all {
-                let code = lex(word).code;
+                let code = lex(word).code_str().to_string();
                 let accepted = DelphiParser::parse(rule, &code).is_ok();
                 assert_eq!(accepted, class.contains(word), "{rule:?} and {word:?}");
             }
@@ -920,10 +987,9 @@ mod tests {
         let text = "TFoo<T>=class {c} (.1..2.) x:=$FF; &begin // t\n'a''b'#13";
         let toks = lex(text);
         let spelled: Vec<&str> = toks
-            .starts
+            .spans
             .iter()
-            .zip(&toks.ends)
-            .map(|(&s, &e)| &text[s as usize..e as usize])
+            .map(|&[s, e]| &text[s as usize..e as usize])
             .collect();
         assert_eq!(
             spelled,
@@ -932,7 +998,7 @@ mod tests {
                 ";", "&begin", "'a''b'", "#13"
             ]
         );
-        let codes: Vec<char> = toks.code.chars().collect();
+        let codes: Vec<char> = toks.code_str().chars().collect();
         assert_eq!(codes[0], IDENT);
         assert_eq!(codes[6], punct_code(b'['));
         assert_eq!(codes[10], punct_code(b']'));
