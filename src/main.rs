@@ -1,10 +1,11 @@
 //! `delphi-mcp`: see the crate documentation of the library part.
 
 // Parsing makes many small allocations (names, types, spans); mimalloc serves them at about a
-// quarter of the system allocator's cost (docs/performance.md). It does not replace `malloc`
-// for the Pascal libraries the server loads.
+// quarter of the system allocator's cost (docs/performance.md; `delphi_mcp_parser::alloc` says
+// why it is called directly). It does not replace `malloc` for the Pascal libraries the
+// server loads.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: delphi_mcp_parser::alloc::MiMalloc = delphi_mcp_parser::alloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
     delphi_mcp::run(std::env::args_os())

@@ -10,7 +10,7 @@ use std::path::Path;
 
 // The allocator the `delphi-mcp` binary uses, so the figures are the CLI's.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: delphi_mcp_parser::alloc::MiMalloc = delphi_mcp_parser::alloc::MiMalloc;
 
 /// A unit with `classes` classes (fields, documented and attributed methods, properties) and
 /// their method bodies: declarations and bodies in roughly the proportion of real code.

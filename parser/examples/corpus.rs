@@ -14,7 +14,7 @@ use delphi_mcp_parser::{ast, parse_file, parse_text, ParseOptions, SourceDb};
 
 // The allocator the `delphi-mcp` binary uses, so the figures are the CLI's.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: delphi_mcp_parser::alloc::MiMalloc = delphi_mcp_parser::alloc::MiMalloc;
 use std::path::{Path, PathBuf};
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {

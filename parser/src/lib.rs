@@ -11,6 +11,8 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "mimalloc")]
+pub mod alloc;
 pub mod ast;
 pub mod diagnostic;
 mod direct;

@@ -116,8 +116,9 @@ impl Preprocessed {
                 end: end.max(start) as u32,
             };
         };
-        let start = start.clamp(seg.out_start, seg.out_end);
-        let end = end.clamp(start, seg.out_end);
+        // (`clamp` would check its bounds on each of the many calls; they hold by construction)
+        let start = start.max(seg.out_start).min(seg.out_end);
+        let end = end.max(start).min(seg.out_end);
         Span {
             file: seg.file,
             start: (seg.file_start + (start - seg.out_start)) as u32,

@@ -3,10 +3,11 @@
 //! the current folder (`docs/rust.md`).
 
 // Parsing makes many small allocations (names, types, spans); mimalloc serves them at about a
-// quarter of the system allocator's cost (docs/performance.md). It does not replace `malloc`
-// for the Pascal libraries the server loads.
+// quarter of the system allocator's cost (docs/performance.md; `delphi_mcp_parser::alloc` says
+// why it is called directly). It does not replace `malloc` for the Pascal libraries the
+// server loads.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: delphi_mcp_parser::alloc::MiMalloc = delphi_mcp_parser::alloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
     let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
