@@ -36,6 +36,16 @@ const fn word(w: &str) -> u32 {
     kw(w) as u32
 }
 
+/// The text of one name or number token as lowering has it (`normalize`d): an ASCII one has
+/// no blank to collapse; a non-ASCII name may hold a Unicode blank (a no-break space).
+fn one_token_text(raw: &str) -> Text {
+    if raw.is_ascii() {
+        Text::from(raw)
+    } else {
+        normalize(raw)
+    }
+}
+
 const LP: u32 = punct(b'(');
 const RP: u32 = punct(b')');
 const STAR: u32 = punct(b'*');
@@ -767,15 +777,27 @@ impl<'l, 'a> Direct<'l, 'a> {
     fn primary(&mut self) -> Option<Expr> {
         let start = self.at;
         let c = self.peek();
-        let kind = if is_name(c) {
+        if is_name(c) || c == C_NUMBER {
+            // one token: its text is the expression's (`one_token_text`)
             self.bump();
-            ExprKind::Ident {
-                name: strip_amp(self.text(start, self.at)),
-            }
-        } else if c == C_NUMBER {
-            self.bump();
-            number_kind(self.text(start, self.at))
-        } else if c == C_STRING {
+            let raw = self.text(start, self.at);
+            let text = one_token_text(raw);
+            let kind = if c == C_NUMBER {
+                number_kind(raw)
+            } else if raw.starts_with('&') {
+                ExprKind::Ident {
+                    name: strip_amp(raw),
+                }
+            } else {
+                ExprKind::Ident { name: text.clone() }
+            };
+            return Some(Expr {
+                text,
+                kind,
+                span: self.span(start, self.at),
+            });
+        }
+        let kind = if c == C_STRING {
             ExprKind::Str {
                 value: self.string_lit()?,
             }
@@ -879,13 +901,7 @@ impl<'l, 'a> Direct<'l, 'a> {
     fn short_type_ref(&mut self) -> TypeRef {
         let start = self.at;
         self.bump();
-        // one ASCII name has nothing to normalize (a non-ASCII one may hold a Unicode blank)
-        let raw = self.text(start, self.at);
-        let text = if raw.is_ascii() {
-            Text::from(raw)
-        } else {
-            normalize(raw)
-        };
+        let text = one_token_text(self.text(start, self.at));
         let name = match text.strip_prefix('&') {
             Some(name) => Text::from(name),
             None => text.clone(),

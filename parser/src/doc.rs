@@ -51,12 +51,12 @@ pub fn parse_doc(raw: &str) -> DocComment {
         raw: Text::from(raw),
         ..DocComment::default()
     };
-    // One lower-case copy for the case-insensitive tag search, each element list found once.
-    let lower = raw.to_ascii_lowercase();
-    let summary = elements(raw, &lower, ("<summary", "</summary"));
-    let returns = elements(raw, &lower, ("<returns", "</returns"));
-    let remarks = elements(raw, &lower, ("<remarks", "</remarks"));
-    let params = elements(raw, &lower, ("<param", "</param"));
+    // Where each `<` is, found once; each element list is then read from these.
+    let tags: Vec<usize> = memchr::memchr_iter(b'<', raw.as_bytes()).collect();
+    let summary = elements(raw, &tags, ("<summary", "</summary"));
+    let returns = elements(raw, &tags, ("<returns", "</returns"));
+    let remarks = elements(raw, &tags, ("<remarks", "</remarks"));
+    let params = elements(raw, &tags, ("<param", "</param"));
     if summary.is_empty() && returns.is_empty() && remarks.is_empty() && params.is_empty() {
         let text = plain(raw);
         doc.summary = (!text.is_empty()).then_some(text);
@@ -76,22 +76,23 @@ pub fn parse_doc(raw: &str) -> DocComment {
 }
 
 /// `(attributes, inner text)` of every `<tag ...>...</tag>` (case-insensitive tag names), given
-/// `("<tag", "</tag")`. `lower` is `raw` in lower case (ASCII only, so offsets are the same).
-fn elements<'t>(raw: &'t str, lower: &str, (open, close): (&str, &str)) -> Vec<(&'t str, &'t str)> {
+/// `("<tag", "</tag")` and the positions of every `<` in `raw`.
+fn elements<'t>(
+    raw: &'t str,
+    tags: &[usize],
+    (open, close): (&str, &str),
+) -> Vec<(&'t str, &'t str)> {
+    let b = raw.as_bytes();
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(start) = find_tag(lower, from, open) {
+    while let Some(start) = find_tag(b, tags, from, open) {
         let after_name = start + open.len();
         // `<param>` must not match `<paramref>`
-        if lower[after_name..]
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphanumeric())
-        {
+        if b.get(after_name).is_some_and(u8::is_ascii_alphanumeric) {
             from = after_name;
             continue;
         }
-        let Some(gt) = lower[after_name..].find('>') else {
+        let Some(gt) = memchr::memchr(b'>', &b[after_name..]) else {
             break;
         };
         let attrs = &raw[after_name..after_name + gt];
@@ -101,12 +102,10 @@ fn elements<'t>(raw: &'t str, lower: &str, (open, close): (&str, &str)) -> Vec<(
             from = body_start;
             continue;
         }
-        let (inner, next) = match find_tag(lower, body_start, close).map(|at| at - body_start) {
-            Some(c) => {
-                let close_end = lower[body_start + c..]
-                    .find('>')
-                    .map_or(lower.len(), |g| body_start + c + g + 1);
-                (&raw[body_start..body_start + c], close_end)
+        let (inner, next) = match find_tag(b, tags, body_start, close) {
+            Some(at) => {
+                let close_end = memchr::memchr(b'>', &b[at..]).map_or(raw.len(), |g| at + g + 1);
+                (&raw[body_start..at], close_end)
             }
             None => (&raw[body_start..], raw.len()),
         };
@@ -116,23 +115,27 @@ fn elements<'t>(raw: &'t str, lower: &str, (open, close): (&str, &str)) -> Vec<(
     out
 }
 
-/// Where `tag` (`<name` or `</name`) next occurs in `lower` at or after `from`: a search for
-/// `<` and a comparison, cheaper than a substring search on these short texts.
-fn find_tag(lower: &str, from: usize, tag: &str) -> Option<usize> {
-    let b = lower.as_bytes();
-    let mut at = from;
-    loop {
-        let lt = at + memchr::memchr(b'<', b.get(at..)?)?;
-        if b[lt..].starts_with(tag.as_bytes()) {
-            return Some(lt);
-        }
-        at = lt + 1;
-    }
+/// Where `tag` (`<name` or `</name`, lower case) next occurs in `b` at or after `from`, in
+/// any case: one of the `<` positions `tags`.
+fn find_tag(b: &[u8], tags: &[usize], from: usize, tag: &str) -> Option<usize> {
+    let first = tags.partition_point(|&at| at < from);
+    let t = tag.as_bytes();
+    tags[first..].iter().copied().find(|&at| {
+        // the byte after `<` first (`/` or a letter), most tags differ there
+        b.get(at + 1).is_some_and(|&c| c | 0x20 == t[1] | 0x20)
+            && b.get(at..at + t.len())
+                .is_some_and(|s| s.eq_ignore_ascii_case(t))
+    })
 }
 
+/// The value of attribute `name` (lower case) in a tag's attribute text: the first
+/// `name=` in any case, then a quoted value (entities decoded) or a bare word.
 fn attr_value(attrs: &str, name: &str) -> Option<Text> {
-    let lower = attrs.to_ascii_lowercase();
-    let at = lower.find(&format!("{name}="))?;
+    let b = attrs.as_bytes();
+    let at = (0..b.len()).find(|&i| {
+        b.get(i + name.len()) == Some(&b'=')
+            && b[i..i + name.len()].eq_ignore_ascii_case(name.as_bytes())
+    })?;
     let rest = attrs[at + name.len() + 1..].trim_start();
     let quote = rest.chars().next()?;
     if quote == '"' || quote == '\'' {
