@@ -450,52 +450,64 @@ static KEYWORD_SHAPES: [u32; 16] = {
     shapes
 };
 
-/// Slots of [`keyword_table`]: a power of two several times the number of keywords, so that
-/// most lookups of a name end at an empty slot right away.
-const KEYWORD_SLOTS: usize = 1024;
+/// Slots of the keyword table: a power of two a few times the number of keywords, so that
+/// most lookups of a name end at an empty slot right away, and small enough (9 KiB with the
+/// codes) to stay in the first-level cache beside the text.
+const KEYWORD_SLOTS: usize = 512;
 
 /// The slot a packed key is looked up from (a multiplicative hash of its two halves).
-fn keyword_slot(key: u128) -> usize {
+const fn keyword_slot(key: u128) -> usize {
     let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
     (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - KEYWORD_SLOTS.trailing_zeros())) as usize
 }
 
-/// Every keyword, packed as [`word_code`] packs words, with its code, in an open-addressed
-/// table (key 0, which no word packs to, marks an empty slot).
-fn keyword_table() -> &'static [(u128, char)] {
-    static TABLE: std::sync::OnceLock<Vec<(u128, char)>> = std::sync::OnceLock::new();
-    TABLE.get_or_init(|| {
-        let pack = |w: &str| w.bytes().rev().fold(0u128, |k, b| k << 8 | u128::from(b));
-        let code = |base: u32, i: usize| char::from_u32(base + i as u32).unwrap_or(IDENT);
-        let mut slots = vec![(0u128, IDENT); KEYWORD_SLOTS];
-        let words = RESERVED
-            .iter()
-            .enumerate()
-            .map(|(i, w)| (pack(w), code(RESERVED_BASE, i)))
-            .chain(
-                SOFT.iter()
-                    .enumerate()
-                    .map(|(i, w)| (pack(w), code(SOFT_BASE, i))),
-            );
-        for (key, code) in words {
+/// Every keyword, packed as [`word_code`] packs words, in an open-addressed table built at
+/// compile time (key 0, which no word packs to, marks an empty slot); its code is at the same
+/// slot of [`KEYWORD_CODES`].
+static KEYWORD_KEYS: [u128; KEYWORD_SLOTS] = keyword_table().0;
+static KEYWORD_CODES: [u16; KEYWORD_SLOTS] = keyword_table().1;
+
+const fn keyword_table() -> ([u128; KEYWORD_SLOTS], [u16; KEYWORD_SLOTS]) {
+    let mut keys = [0u128; KEYWORD_SLOTS];
+    let mut codes = [0u16; KEYWORD_SLOTS];
+    let lists = [(RESERVED, RESERVED_BASE), (SOFT, SOFT_BASE)];
+    let mut l = 0;
+    while l < lists.len() {
+        let (words, base) = lists[l];
+        let mut i = 0;
+        while i < words.len() {
+            let w = words[i].as_bytes();
+            let mut key = 0u128;
+            let mut j = w.len();
+            while j > 0 {
+                j -= 1;
+                key = key << 8 | w[j] as u128;
+            }
             let mut at = keyword_slot(key);
-            while slots[at].0 != 0 && slots[at].0 != key {
+            while keys[at] != 0 && keys[at] != key {
                 at = (at + 1) % KEYWORD_SLOTS;
             }
-            slots[at] = (key, code);
+            keys[at] = key;
+            codes[at] = (base + i as u32) as u16;
+            i += 1;
         }
-        slots
-    })
+        l += 1;
+    }
+    (keys, codes)
 }
 
 /// The code of the keyword packed as `key`, or [`IDENT`].
 fn keyword_code(key: u128) -> char {
-    let table = keyword_table();
     let mut at = keyword_slot(key);
     loop {
-        match table.get(at) {
-            Some(&(k, code)) if k == key => return code,
-            Some(&(0, _)) | None => return IDENT,
+        match KEYWORD_KEYS.get(at) {
+            Some(&k) if k == key => {
+                return KEYWORD_CODES
+                    .get(at)
+                    .and_then(|&c| char::from_u32(c.into()))
+                    .unwrap_or(IDENT)
+            }
+            Some(0) | None => return IDENT,
             Some(_) => at = (at + 1) % KEYWORD_SLOTS,
         }
     }
