@@ -22,7 +22,7 @@ pub struct MiMalloc;
 
 /// Whether a block of `size` bytes from the plain functions is aligned to `align`.
 fn plain(size: usize, align: usize) -> bool {
-    align <= PLAIN_ALIGN && size % align == 0
+    align <= PLAIN_ALIGN && size.is_multiple_of(align)
 }
 
 // SAFETY: every method forwards to mimalloc, which returns blocks of at least the requested

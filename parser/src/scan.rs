@@ -112,7 +112,7 @@ fn name_bytes(word: u64) -> u64 {
     let at_least = |x: u64, lo: u8| x + BYTE_ONES * u64::from(0x80 - lo);
     let in_range = |x: u64, lo: u8, hi: u8| at_least(x, lo) & !at_least(x, hi + 1);
     // bit 5 lower-cases letters (and moves no other byte into `a..=z`)
-    let letters = in_range(ascii | BYTE_ONES * 0x20, b'a', b'z');
+    let letters = in_range(ascii | (BYTE_ONES * 0x20), b'a', b'z');
     let digits = in_range(ascii, b'0', b'9');
     let underscores = in_range(ascii, b'_', b'_');
     ((letters | digits | underscores) & BYTE_HIGH_BITS) | (word & BYTE_HIGH_BITS)
