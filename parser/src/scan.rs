@@ -233,29 +233,7 @@ fn token_mode(b: &[u8], i: usize, asm: bool) -> Tok {
             }
             tok(TokKind::Num, j)
         }
-        b'0'..=b'9' => {
-            let mut j = i + 1;
-            while j < b.len() && (b[j].is_ascii_digit() || b[j] == b'_') {
-                j += 1;
-            }
-            if b.get(j) == Some(&b'.') && b.get(j + 1).is_some_and(|c| c.is_ascii_digit()) {
-                j += 1;
-                while j < b.len() && b[j].is_ascii_digit() {
-                    j += 1;
-                }
-            }
-            if matches!(b.get(j), Some(b'e' | b'E'))
-                && (b.get(j + 1).is_some_and(|c| c.is_ascii_digit())
-                    || (matches!(b.get(j + 1), Some(b'+' | b'-'))
-                        && b.get(j + 2).is_some_and(|c| c.is_ascii_digit())))
-            {
-                j += 2;
-                while j < b.len() && b[j].is_ascii_digit() {
-                    j += 1;
-                }
-            }
-            tok(TokKind::Num, j)
-        }
+        b'0'..=b'9' => tok(TokKind::Num, number_end(b, i)),
         _ => {
             let two = b.get(i..i + 2);
             let len = match two {
@@ -267,9 +245,35 @@ fn token_mode(b: &[u8], i: usize, asm: bool) -> Tok {
     }
 }
 
+/// End of the decimal number starting with the digit at `i` (digits and `_`, a fraction,
+/// an exponent).
+pub(crate) fn number_end(b: &[u8], i: usize) -> usize {
+    let mut j = i + 1;
+    while j < b.len() && (b[j].is_ascii_digit() || b[j] == b'_') {
+        j += 1;
+    }
+    if b.get(j) == Some(&b'.') && b.get(j + 1).is_some_and(|c| c.is_ascii_digit()) {
+        j += 1;
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+    }
+    if matches!(b.get(j), Some(b'e' | b'E'))
+        && (b.get(j + 1).is_some_and(|c| c.is_ascii_digit())
+            || (matches!(b.get(j + 1), Some(b'+' | b'-'))
+                && b.get(j + 2).is_some_and(|c| c.is_ascii_digit())))
+    {
+        j += 2;
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+    }
+    j
+}
+
 /// End of the string starting with `'` at `i`: a quoted piece (ends at its line end when
 /// unterminated) or a Delphi 12 multi-line string.
-fn string_end(b: &[u8], i: usize) -> usize {
+pub(crate) fn string_end(b: &[u8], i: usize) -> usize {
     let mut run = i;
     while run < b.len() && b[run] == b'\'' {
         run += 1;
@@ -376,6 +380,27 @@ pub(crate) fn skip_statements(text: &str, mut i: usize, open_blocks: usize) -> S
                 | b'^' | b'@',
             ) => {
                 i += 1;
+                after_dot = false;
+                continue;
+            }
+            // calls, member access, strings and numbers, as `token_at` would read them
+            Some(b'(') if b.get(i + 1) != Some(&b'*') => {
+                i += 1;
+                after_dot = false;
+                continue;
+            }
+            Some(b'.') => {
+                after_dot = b.get(i + 1) != Some(&b'.');
+                i += if after_dot { 1 } else { 2 };
+                continue;
+            }
+            Some(b'\'') => {
+                i = string_end(b, i).max(i + 1);
+                after_dot = false;
+                continue;
+            }
+            Some(b'0'..=b'9') => {
+                i = number_end(b, i);
                 after_dot = false;
                 continue;
             }

@@ -595,6 +595,19 @@ pub(crate) fn lex(text: &str) -> Tokens {
             pos += 1;
             continue;
         }
+        // Strings and numbers, the commonest tokens after names and punctuation (no trivia
+        // before them: this is where `token_at` would start).
+        let literal = match b.get(pos) {
+            Some(b'\'') => Some((STRING, scan::string_end(b, pos))),
+            Some(b'0'..=b'9') => Some((NUMBER, scan::number_end(b, pos))),
+            _ => None,
+        };
+        if let Some((code, end)) = literal {
+            let end = end.clamp(pos + 1, b.len());
+            push(&mut toks, code, pos, end);
+            pos = end;
+            continue;
+        }
         let start = scan::skip_trivia(b, pos);
         if start > pos && memchr::memmem::find(&b[pos..start], b"///").is_some() {
             // the next token pushed is the one after these comments
