@@ -220,21 +220,25 @@ enum SectionWord {
 
 /// What declaration a token starts.
 enum DeclWord {
+    /// `[`: attributes before a routine, or standing alone.
     Attributes,
-    Const {
-        resourcestring: bool,
-    },
+    /// `const` or `resourcestring`.
+    Const { resourcestring: bool },
+    /// `type`.
     Type,
-    Var {
-        threadvar: bool,
-    },
+    /// `var` or `threadvar`.
+    Var { threadvar: bool },
+    /// `label`.
     Label,
+    /// `property` (FPC's unit-level properties).
     Property,
+    /// `exports`.
     Exports,
     /// `procedure`, `function`, `constructor`, `destructor`, `class`.
     Routine,
     /// `operator`: a routine unless a `:` follows (then a name).
     Operator,
+    /// No declaration starts here.
     None,
 }
 
