@@ -24,7 +24,7 @@ use crate::lower::{
     visibility_of, Lower, Members,
 };
 use crate::span::Span;
-use crate::tokens::{kw, ASSIGN, CODE_WIDTH, DOTDOT, IDENT, NUMBER, STRING};
+use crate::tokens::{self, kw, ASSIGN, CODE_WIDTH, DOTDOT, IDENT, NUMBER, STRING};
 
 /// The code of a punctuation mark (`tokens::punct_code`).
 const fn punct(c: u8) -> u32 {
@@ -272,10 +272,7 @@ impl<'l, 'a> Direct<'l, 'a> {
 
     /// The code at byte `at` (0 at the end of the input).
     fn code_at(&self, at: usize) -> u32 {
-        match self.input.get(at..at + CODE_WIDTH) {
-            Some(&[a, b]) => (u32::from(a & 0x1F) << 6) | u32::from(b & 0x3F),
-            _ => 0,
-        }
+        tokens::code_at(self.input, at)
     }
 
     fn peek(&self) -> u32 {

@@ -304,10 +304,7 @@ impl Tokens {
 
     /// The code of token `index` (0 past the last token).
     pub fn code_of(&self, index: usize) -> u32 {
-        match self.code.get(index * CODE_WIDTH..(index + 1) * CODE_WIDTH) {
-            Some(&[a, b]) => (u32::from(a & 0x1F) << 6) | u32::from(b & 0x3F),
-            _ => 0,
-        }
+        code_at(&self.code, index * CODE_WIDTH)
     }
 
     /// Index of the first token that starts at or after `pos` of the preprocessed text.
@@ -540,6 +537,15 @@ pub(crate) fn punct_text(code: &str) -> Option<String> {
     }
 }
 
+/// The code at byte `offset` of a token string (0 at its end): two bytes of UTF-8, decoded
+/// without the general decoder.
+pub(crate) fn code_at(code: &[u8], offset: usize) -> u32 {
+    match code.get(offset..offset + CODE_WIDTH) {
+        Some(&[a, b]) => (u32::from(a & 0x1F) << 6) | u32::from(b & 0x3F),
+        _ => 0,
+    }
+}
+
 /// The UTF-8 encoding of a token code: every code is in `U+0080..U+0800`, two bytes.
 fn utf8(code: char) -> [u8; CODE_WIDTH] {
     let c = code as u32;
@@ -763,9 +769,8 @@ pub(crate) fn nesting_bound(toks: &Tokens) -> usize {
     let mut worst = 0;
     let mut previous = OTHER;
     let mut previous_was_prefix = false;
-    // every code is two bytes of UTF-8 (U+0100..U+02FF): decoded without the general decoder
-    for pair in toks.code.chunks_exact(CODE_WIDTH) {
-        let code = (u32::from(pair[0] & 0x1F) << 6) | u32::from(pair[1] & 0x3F);
+    for offset in (0..toks.code.len()).step_by(CODE_WIDTH) {
+        let code = code_at(&toks.code, offset);
         let c = char::from_u32(code).unwrap_or(OTHER);
         let kind = table.get(code as usize).copied().unwrap_or(Nesting::Other);
         let mut grow = 0;
