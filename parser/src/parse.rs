@@ -740,7 +740,7 @@ impl<'a> Driver<'a> {
                         }
                     }
                 }
-                _ => match self.decl(kind != SectionKind::Interface, pos) {
+                _ => match self.decl(kind != SectionKind::Interface, pos, t) {
                     Some((decl, end)) => {
                         if let Some(decl) = decl {
                             decls.push(decl);
@@ -769,10 +769,10 @@ impl<'a> Driver<'a> {
         (section, pos)
     }
 
-    /// One declaration at `pos` (section level or local to a routine). `None` when `pos` does
-    /// not start a declaration; `Some((None, end))` when the item was consumed with errors.
-    fn decl(&mut self, with_bodies: bool, pos: usize) -> Option<(Option<Decl>, usize)> {
-        let (head, t) = self.decl_word(pos);
+    /// One declaration at `pos` (`t` is its first token). `None` when `pos` does not start a
+    /// declaration; `Some((None, end))` when the item was consumed with errors.
+    fn decl(&mut self, with_bodies: bool, pos: usize, t: Tok) -> Option<(Option<Decl>, usize)> {
+        let head = self.decl_word(pos, &t);
         Some(match head {
             DeclWord::Attributes => {
                 // attributes before a routine
@@ -828,11 +828,10 @@ impl<'a> Driver<'a> {
         }
     }
 
-    /// What declaration the token at `pos` starts, and the token.
-    fn decl_word(&self, pos: usize) -> (DeclWord, Tok) {
-        let t = scan::token_at(self.bytes(), pos);
+    /// What declaration the token `t` at `pos` starts.
+    fn decl_word(&self, pos: usize, t: &Tok) -> DeclWord {
         if let Some(i) = self.index_starting_at(pos) {
-            let word = match self.toks.code_of(i) {
+            return match self.toks.code_of(i) {
                 OPEN_BRACKET if t.is_punct(self.text, "[") => DeclWord::Attributes,
                 K_CONST => DeclWord::Const {
                     resourcestring: false,
@@ -852,16 +851,15 @@ impl<'a> Driver<'a> {
                 OPERATOR => DeclWord::Operator,
                 _ => DeclWord::None,
             };
-            return (word, t);
         }
         if t.kind == TokKind::Punct && t.text(self.text) == "[" {
-            return (DeclWord::Attributes, t);
+            return DeclWord::Attributes;
         }
         if t.kind != TokKind::Word {
-            return (DeclWord::None, t);
+            return DeclWord::None;
         }
         let mut buf = [0; 16];
-        let word = match lower_word(t.text(self.text), &mut buf) {
+        match lower_word(t.text(self.text), &mut buf) {
             "const" => DeclWord::Const {
                 resourcestring: false,
             },
@@ -877,8 +875,7 @@ impl<'a> Driver<'a> {
             "procedure" | "function" | "constructor" | "destructor" | "class" => DeclWord::Routine,
             "operator" => DeclWord::Operator,
             _ => DeclWord::None,
-        };
-        (word, t)
+        }
     }
 
     fn simple_item(&mut self, rule: Rule, pos: usize, keyword: &str) -> (Option<Decl>, usize) {
