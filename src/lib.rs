@@ -1,31 +1,14 @@
-//! The `delphi-mcp` command line, shared by the `delphi-mcp` and `cargo-delphi-mcp` binaries.
+//! The `delphi-mcp` command line, shared by the `delphi-mcp` and `cargo-delphi-mcp` binaries:
+//! argument parsing ([`Cli`]) and the commands ([`cmd`]), which call the library crates
+//! (`delphi-mcp-codegen`, `delphi-mcp-runtime`). Rust programs use those crates directly; the
+//! `bind!` macro is `delphi_mcp_runtime::bind!`.
 
 #![warn(missing_docs)]
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
-pub mod bound;
 pub mod cmd;
-
-/// Typed Rust access to a Delphi library from its annotated units: see `docs/rust.md`.
-///
-/// `delphi_mcp::bind!("delphi/Calc.pas", name = "Calc")` expands to a module (named after the
-/// library in snake case, or `module = name`) holding `MANIFEST`, `Library::load(path)` and one
-/// method per tool. Paths are relative to the calling crate's `CARGO_MANIFEST_DIR`.
-pub use delphi_mcp_macros::bind;
-
-/// The code generator (manifest types, [`codegen::Builder`] for build scripts).
-pub use delphi_mcp_codegen as codegen;
-/// The runtime (library host, dispatch, MCP transports).
-pub use delphi_mcp_runtime as runtime;
-
-/// What `bind!` expansions use; not a stable API.
-#[doc(hidden)]
-pub mod __private {
-    pub use crate::bound::{BindError, BoundLibrary, FromResult, ToolError};
-    pub use serde_json::{Map, Value};
-}
 
 /// Serve annotated Delphi code to AI assistants over the Model Context Protocol.
 #[derive(Debug, Parser)]

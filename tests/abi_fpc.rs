@@ -7,7 +7,7 @@ mod support {
     pub mod fpc;
 }
 
-use delphi_mcp_runtime::abi::{status, ABI_VERSION};
+use delphi_mcp_manifest::abi::{status, ABI_VERSION};
 use std::sync::OnceLock;
 use support::call::{Arg, Loaded, Out};
 

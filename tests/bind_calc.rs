@@ -1,16 +1,24 @@
 //! `bind!` against the calc example: the library is built with Free Pascal (through the same
-//! code as `delphi-mcp build`) and called through the typed module the macro generates.
+//! code as `delphi-mcp build`) and called through the typed module the macro generates, from
+//! the units (feature `bind-units`) and from the manifest file `gen` wrote.
 
 mod support {
     pub mod fpc;
 }
 
-use delphi_mcp::bound::{BindError, ToolError};
+use delphi_mcp_runtime::bind::BindError;
+use delphi_mcp_runtime::call::ToolError;
 
-delphi_mcp::bind!("examples/calc/CalcModule.pas", name = "Calc");
+delphi_mcp_runtime::bind!("examples/calc/CalcModule.pas", name = "Calc");
+
+// The manifest `delphi-mcp gen` keeps in the example (checked by `gen --check`).
+delphi_mcp_runtime::bind!(
+    manifest = "examples/calc/generated/tools.json",
+    module = calc_from_file
+);
 
 // Read for another library name: its manifest cannot match the calc library's.
-delphi_mcp::bind!(
+delphi_mcp_runtime::bind!(
     "examples/calc/CalcModule.pas",
     name = "Renamed",
     module = renamed
@@ -19,16 +27,17 @@ delphi_mcp::bind!(
 #[test]
 fn compiled_in_manifest_is_what_the_build_script_api_generates() {
     let out = tempfile::tempdir().expect("temp dir");
-    let built = delphi_mcp::codegen::Builder::new()
+    let built = delphi_mcp_codegen::Builder::new()
         .unit(support::fpc::repo_root().join("examples/calc/CalcModule.pas"))
         .name("Calc")
         .out_dir(out.path())
         .cargo_directives(false)
         .generate()
         .expect("the calc units generate");
-    let written = std::fs::read_to_string(out.path().join(delphi_mcp::codegen::MANIFEST_FILE))
+    let written = std::fs::read_to_string(out.path().join(delphi_mcp_codegen::MANIFEST_FILE))
         .expect("the written manifest");
     assert_eq!(calc::MANIFEST, written);
+    assert_eq!(calc_from_file::MANIFEST, written);
     assert_eq!(built.generated.manifest.tools.len(), 28);
     assert!(renamed::MANIFEST.contains("\"name\": \"Renamed\""));
 }
@@ -121,4 +130,19 @@ fn a_missing_library_is_a_load_error() {
     let missing = support::fpc::repo_root().join("no-such-library.so");
     let refused = renamed::Library::load(&missing);
     assert!(matches!(refused, Err(BindError::Load(_))), "{refused:?}");
+}
+
+#[test]
+fn the_manifest_file_binds_the_same_module() {
+    let library = support::fpc::build_example("calc");
+    let from_file = calc_from_file::Library::load(&library).expect("the calc library loads");
+    let from_units = calc::Library::load(&library).expect("the calc library loads");
+    assert_eq!(from_file.bound().manifest(), from_units.bound().manifest());
+    assert_eq!(from_file.calc_add_integers(40, 2), Ok(42));
+    assert_eq!(from_file.calc_scale(2.5, Some(4.0)), Ok(10.0));
+    let divided = from_file.calc_divide(1, 0);
+    assert!(
+        matches!(&divided, Err(ToolError::Raised { tool, .. }) if tool == "calc_divide"),
+        "{divided:?}"
+    );
 }

@@ -52,7 +52,7 @@ fn gen_and_manifest_read_the_package_metadata() {
 
     // The same units through the build-script API give the same manifest.
     let out = dir.path().join("builder");
-    delphi_mcp::codegen::Builder::new()
+    delphi_mcp_codegen::Builder::new()
         .unit(dir.path().join("delphi/CalcModule.pas"))
         .name("Calc")
         .out_dir(&out)

@@ -6,7 +6,7 @@ mod support {
     pub mod fpc;
 }
 
-use delphi_mcp_runtime::abi::status;
+use delphi_mcp_manifest::abi::status;
 use std::process::Command;
 use std::sync::OnceLock;
 use support::call::{Arg, Loaded, Out};

@@ -9,13 +9,13 @@
 #![warn(missing_docs)]
 
 pub mod builder;
-pub mod manifest;
 pub mod model;
 pub mod pascal;
 pub mod resolve;
 pub mod schema;
 pub mod types;
 
+use delphi_mcp_manifest::Manifest;
 use delphi_mcp_parser::{Diagnostic, SourceDb};
 use std::collections::BTreeMap;
 
@@ -29,7 +29,7 @@ pub const MANIFEST_FILE: &str = "tools.json";
 #[derive(Debug)]
 pub struct Generated {
     /// The manifest.
-    pub manifest: manifest::Manifest,
+    pub manifest: Manifest,
     /// File name → content of every generated file (`tools.json`, `McpExports.pas`,
     /// `McpExports.inc`, `McpRuntime.pas`, `McpAttributes.pas`).
     pub files: BTreeMap<String, String>,
@@ -58,7 +58,7 @@ pub fn manifest_of(
     inputs: &[UnitInput<'_>],
     target: &str,
     name: &str,
-) -> Outcome<manifest::Manifest> {
+) -> Outcome<Manifest> {
     let outcome = model::build_model(db, inputs, target);
     let failed = outcome.diagnostics.iter().any(Diagnostic::is_error);
     Outcome {

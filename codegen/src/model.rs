@@ -2,9 +2,9 @@
 //! description, parameters (resolved through the type table), result and source location, and
 //! every diagnostic about them.
 
-use crate::manifest::{CallKind, SourceLocation, ToolAnnotations};
 use crate::resolve::{Rejection, Resolved, TypeEnv};
 use crate::types::{Target, Unsupported};
+use delphi_mcp_manifest::{CallKind, SourceLocation, ToolAnnotations};
 use delphi_mcp_parser::ast::{
     self, Attribute, ConstValue, Decl, Member, ParamMode, Routine, RoutineKind, SectionKind,
     StructuredKind, TypeDef, Visibility,
@@ -101,25 +101,6 @@ pub fn is_valid_tool_name(name: &str) -> bool {
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
-}
-
-/// `ScaleValue` → `scale_value`, `HTTPGet` → `http_get`, `GetURLFor2` → `get_url_for2`.
-pub fn snake_case(name: &str) -> String {
-    let chars: Vec<char> = name.chars().collect();
-    let mut out = String::with_capacity(name.len() + 4);
-    for (i, &c) in chars.iter().enumerate() {
-        if c.is_uppercase() && i > 0 {
-            let prev = chars[i - 1];
-            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
-            let boundary =
-                prev.is_lowercase() || prev.is_ascii_digit() || (prev.is_uppercase() && next_lower);
-            if boundary && !out.ends_with('_') {
-                out.push('_');
-            }
-        }
-        out.extend(c.to_lowercase());
-    }
-    out
 }
 
 /// The attribute's name without unit prefix and `Attribute` suffix, lower case.
@@ -523,7 +504,7 @@ impl<'a> Builder<'a> {
         let args = self.string_args(tool_attr, unit, 0, 2).unwrap_or_default();
         let base_name = match args.first() {
             Some(n) if !n.is_empty() => n.clone(),
-            _ => snake_case(&routine.name),
+            _ => delphi_mcp_manifest::naming::snake_case(&routine.name),
         };
         let name = format!("{}{}", place.prefix, base_name);
         if !is_valid_tool_name(&name) {
@@ -786,7 +767,7 @@ impl<'a> Builder<'a> {
         unit: usize,
         resolved: &Resolved,
     ) -> Option<serde_json::Value> {
-        use crate::manifest::ValueType;
+        use delphi_mcp_manifest::ValueType;
         if let ValueType::Enum { members, .. } = &resolved.value {
             if let ast::ExprKind::Ident { name } = &expr.kind {
                 let last = name.rsplit('.').next().unwrap_or(name);
@@ -892,16 +873,6 @@ fn descends(classes: &[ClassInfo<'_>], child: usize, base: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn snake_case_splits_words() {
-        assert_eq!(snake_case("Scale"), "scale");
-        assert_eq!(snake_case("ScaleValue"), "scale_value");
-        assert_eq!(snake_case("HTTPGet"), "http_get");
-        assert_eq!(snake_case("GetURLFor2"), "get_url_for2");
-        assert_eq!(snake_case("Add2Numbers"), "add2_numbers");
-        assert_eq!(snake_case("already_snake"), "already_snake");
-    }
 
     #[test]
     fn tool_names_follow_the_mcp_rules() {

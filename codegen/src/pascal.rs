@@ -1,10 +1,10 @@
 //! Rendering of the Pascal side: the exports unit, the exports include, the library project
 //! skeleton (minijinja templates in `templates/pascal/`) and the fixed units copied verbatim.
 
-use crate::manifest::Manifest;
 use crate::model::{Model, Tool};
 use crate::resolve::{Conv, Resolved};
 use crate::schema::export_symbol;
+use delphi_mcp_manifest::Manifest;
 use minijinja::value::Serde;
 use minijinja::{context, Environment};
 use serde::Serialize;
@@ -142,7 +142,7 @@ fn tool_ctx(index: usize, tool: &Tool) -> ToolCtx {
         format!("{callee}({})", call_args.join(", "))
     };
     let resolver = match &tool.call {
-        crate::manifest::CallKind::Instance { resolver, .. } => Some(resolver.clone()),
+        delphi_mcp_manifest::CallKind::Instance { resolver, .. } => Some(resolver.clone()),
         _ => None,
     };
     ToolCtx {

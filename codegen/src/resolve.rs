@@ -1,8 +1,8 @@
 //! Resolving parameter and result types through the parsed units' own declarations (aliases,
 //! subranges, enumerations, code-page strings) down to a row of the type table.
 
-use crate::manifest::{EnumMemberEntry, NumberRepr, StringRepr, ValueType};
 use crate::types::{lookup_builtin, lookup_rejected, Builtin, StrKind, Target, Unsupported};
+use delphi_mcp_manifest::{EnumMemberEntry, NumberRepr, StringRepr, ValueType};
 use delphi_mcp_parser::ast::{
     self, ConstValue, Decl, Expr, StructuredKind, TypeDef, TypeRef, TypeRefKind,
 };
@@ -451,7 +451,7 @@ pub fn builtin_resolved(builtin: Builtin, target: &Target, pascal_type: String) 
     let value = builtin.value_type(target);
     let conv = match builtin {
         Builtin::Int { .. } => {
-            if value.abi_kind() == crate::manifest::AbiKind::UInt {
+            if value.abi_kind() == delphi_mcp_manifest::abi::AbiKind::UInt {
                 Conv::Uint
             } else {
                 Conv::Int

@@ -1,10 +1,11 @@
 //! JSON Schemas of tools (draft 2020-12) and the manifest built from the tool model.
 
-use crate::manifest::{
-    DelphiBinding, Manifest, ParamEntry, ToolEntry, ABI_VERSION, MANIFEST_FORMAT_VERSION,
-};
 use crate::model::{Model, Tool};
 use crate::types::json_schema;
+use delphi_mcp_manifest::abi::ABI_VERSION;
+use delphi_mcp_manifest::{
+    DelphiBinding, Manifest, ParamEntry, ToolEntry, MANIFEST_FORMAT_VERSION,
+};
 use serde_json::{json, Map, Value};
 
 /// The JSON Schema dialect every schema declares.

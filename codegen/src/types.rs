@@ -4,7 +4,7 @@
 //! This table is the one place these decisions are made: schemas, stubs, diagnostics and
 //! `docs/types.md` ([`render_types_doc`]) are all derived from it.
 
-use crate::manifest::{DateTimePart, NumberRepr, StringRepr, ValueType};
+use delphi_mcp_manifest::{DateTimePart, NumberRepr, StringRepr, ValueType};
 
 /// The compiler and platform the units are read for (`delphi12-win64`, `fpc-linux64`, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -452,12 +452,12 @@ fn schema_text(ty: &ValueType) -> String {
 
 fn abi_text(ty: &ValueType) -> &'static str {
     match ty.abi_kind() {
-        crate::manifest::AbiKind::Absent => "absent",
-        crate::manifest::AbiKind::Bool => "bool",
-        crate::manifest::AbiKind::Int => "int",
-        crate::manifest::AbiKind::UInt => "uint",
-        crate::manifest::AbiKind::Double => "double",
-        crate::manifest::AbiKind::String => "string",
+        delphi_mcp_manifest::abi::AbiKind::Absent => "absent",
+        delphi_mcp_manifest::abi::AbiKind::Bool => "bool",
+        delphi_mcp_manifest::abi::AbiKind::Int => "int",
+        delphi_mcp_manifest::abi::AbiKind::UInt => "uint",
+        delphi_mcp_manifest::abi::AbiKind::Double => "double",
+        delphi_mcp_manifest::abi::AbiKind::String => "string",
     }
 }
 

@@ -1,13 +1,14 @@
-//! From parsed `bind!` arguments to the typed module.
+//! From parsed `bind!` arguments to the typed module: the manifest comes from a manifest file
+//! or (feature `units`) from the units; the module is the same either way.
 
-use crate::input::BindInput;
-use delphi_mcp_codegen::builder::generate_units;
-use delphi_mcp_codegen::manifest::{Manifest, NumberRepr, ParamEntry, ToolEntry, ValueType};
-use delphi_mcp_parser::ParseOptions;
+use crate::input::{BindInput, Source};
+use delphi_mcp_manifest::naming::rust_identifier;
+use delphi_mcp_manifest::{Manifest, NumberRepr, ParamEntry, ToolEntry, ValueType};
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use syn::LitStr;
 
 /// Set by the crate's own UI tests so that paths resolve against the test crate, not the
 /// project trybuild generates.
@@ -16,6 +17,17 @@ const MANIFEST_DIR_OVERRIDE: &str = "DELPHI_MCP_MANIFEST_DIR_OVERRIDE";
 /// Names of `Library`'s own items; a tool with one of these names gets `_tool` appended.
 const RESERVED_METHODS: &[&str] = &["load", "bound", "manifest", "host"];
 
+/// What the module is made from.
+pub struct Bound {
+    /// The manifest.
+    pub manifest: Manifest,
+    /// The expression of `MANIFEST`: the manifest text.
+    pub manifest_text: TokenStream,
+    /// Files the manifest was made from that the expansion does not include otherwise (the
+    /// crate recompiles when one changes).
+    pub tracked: Vec<String>,
+}
+
 fn manifest_dir() -> Result<PathBuf, syn::Error> {
     std::env::var_os(MANIFEST_DIR_OVERRIDE)
         .or_else(|| std::env::var_os("CARGO_MANIFEST_DIR"))
@@ -23,7 +35,7 @@ fn manifest_dir() -> Result<PathBuf, syn::Error> {
         .ok_or_else(|| {
             syn::Error::new(
                 Span::call_site(),
-                "CARGO_MANIFEST_DIR is not set: bind! resolves unit paths against it",
+                "CARGO_MANIFEST_DIR is not set: bind! resolves paths against it",
             )
         })
 }
@@ -31,85 +43,21 @@ fn manifest_dir() -> Result<PathBuf, syn::Error> {
 /// Expands the macro.
 pub fn expand(input: &BindInput) -> Result<TokenStream, syn::Error> {
     let base = manifest_dir()?;
-    let mut files = Vec::new();
-    for unit in &input.units {
-        let path = base.join(unit.value());
-        if !path.is_file() {
-            return Err(syn::Error::new(
-                unit.span(),
-                format!(
-                    "delphi-mcp: unit file `{}` not found (paths are relative to the crate's folder, CARGO_MANIFEST_DIR)",
-                    unit.value()
-                ),
-            ));
-        }
-        files.push(path);
-    }
-    let defaults = ParseOptions::default();
-    let options = ParseOptions {
-        target: input
-            .target
-            .as_ref()
-            .map_or(defaults.target.clone(), |t| t.value()),
-        defines: input.defines.iter().map(|d| d.value()).collect(),
-        undefines: input.undefines.iter().map(|d| d.value()).collect(),
-        include_dirs: input
-            .includes
-            .iter()
-            .map(|d| base.join(d.value()))
-            .collect(),
-        codepage: match &input.codepage {
-            Some(literal) => literal.base10_parse()?,
-            None => defaults.codepage,
-        },
+    let bound = match &input.source {
+        Source::Manifest(file) => bind_manifest_file(&base, file)?,
+        Source::Units(units) => bind_units(&base, units, input)?,
     };
-    let name = input.name.as_ref().map(|n| n.value());
-    let first_unit = input.units[0].span();
-    let run = generate_units(&files, &options, name.as_deref())
-        .map_err(|e| syn::Error::new(first_unit, format!("delphi-mcp: {e}")))?;
-    let files_read: Vec<String> = run
-        .loaded
-        .files_read()
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect();
-    let errors = run.diagnostics.iter().filter(|d| d.is_error()).count();
-    let generated = match run.output {
-        Some(generated) if errors == 0 => generated,
-        _ => {
-            let rendered = run.loaded.render(&run.diagnostics);
-            let prefix = format!("{}{}", base.display(), std::path::MAIN_SEPARATOR);
-            let rendered = rendered.replace(&prefix, "");
-            let errors = errors.max(1);
-            return Err(syn::Error::new(
-                Span::call_site(),
-                format!(
-                    "delphi-mcp: {errors} error{} in the Delphi units\n{}",
-                    if errors == 1 { "" } else { "s" },
-                    rendered.trim_end()
-                ),
-            ));
-        }
-    };
-    let manifest_text = generated
-        .files
-        .get(delphi_mcp_codegen::MANIFEST_FILE)
-        .cloned()
-        .unwrap_or_default();
+    let manifest = &bound.manifest;
     let module = match &input.module {
         Some(module) => module.clone(),
-        None => syn::parse_str::<syn::Ident>(&rust_name(&snake_case(&generated.manifest.name)))?,
+        None => syn::parse_str::<syn::Ident>(&rust_identifier(&manifest.name))?,
     };
-    let body = module_body(&generated.manifest, &manifest_text, &files_read)?;
+    let body = module_body(&bound)?;
     let doc = format!(
-        " Typed access to the Delphi library `{}` ({} tool{}), bound by `delphi_mcp::bind!`.",
-        generated.manifest.name,
-        generated.manifest.tools.len(),
-        if generated.manifest.tools.len() == 1 {
-            ""
-        } else {
-            "s"
-        }
+        " Typed access to the Delphi library `{}` ({} tool{}), bound by `delphi_mcp_runtime::bind!`.",
+        manifest.name,
+        manifest.tools.len(),
+        if manifest.tools.len() == 1 { "" } else { "s" }
     );
     Ok(quote! {
         #[doc = #doc]
@@ -119,15 +67,60 @@ pub fn expand(input: &BindInput) -> Result<TokenStream, syn::Error> {
     })
 }
 
-fn module_body(
-    manifest: &Manifest,
-    manifest_text: &str,
-    files_read: &[String],
-) -> Result<TokenStream, syn::Error> {
+/// `manifest = "..."`: a manifest file written by `delphi-mcp gen`, compiled in with
+/// `include_str!` (so a changed file recompiles the crate).
+fn bind_manifest_file(base: &Path, file: &LitStr) -> Result<Bound, syn::Error> {
+    let path = base.join(file.value());
+    let text = std::fs::read(&path).map_err(|e| {
+        let why = match e.kind() {
+            std::io::ErrorKind::NotFound => "not found (paths are relative to the crate's folder, CARGO_MANIFEST_DIR; `delphi-mcp gen` writes it)".to_string(),
+            _ => format!("cannot be read: {e}"),
+        };
+        syn::Error::new(
+            file.span(),
+            format!("delphi-mcp: manifest file `{}` {why}", file.value()),
+        )
+    })?;
+    let manifest = Manifest::from_json(&text).map_err(|e| {
+        syn::Error::new(
+            file.span(),
+            format!(
+                "delphi-mcp: `{}` is not a tool manifest this delphi-mcp can use: {e}; regenerate it with `delphi-mcp gen`",
+                file.value()
+            ),
+        )
+    })?;
+    let path = path.display().to_string();
+    Ok(Bound {
+        manifest,
+        manifest_text: quote!(::core::include_str!(#path)),
+        tracked: Vec::new(),
+    })
+}
+
+#[cfg(feature = "units")]
+use crate::units::bind_units;
+
+/// Without the feature `units`, unit paths are an error that says what to do instead.
+#[cfg(not(feature = "units"))]
+fn bind_units(_: &Path, units: &[LitStr], _: &BindInput) -> Result<Bound, syn::Error> {
+    let span = units.first().map_or_else(Span::call_site, LitStr::span);
+    Err(syn::Error::new(
+        span,
+        "delphi-mcp: bind! reads Delphi units only with the feature `bind-units` of delphi-mcp-runtime (`units` of delphi-mcp-macros); without it, write the manifest with `delphi-mcp gen` and bind that: bind!(manifest = \"delphi/generated/tools.json\", module = ...)",
+    ))
+}
+
+fn module_body(bound: &Bound) -> Result<TokenStream, syn::Error> {
+    let Bound {
+        manifest,
+        manifest_text,
+        tracked,
+    } = bound;
     let mut used: HashSet<String> = RESERVED_METHODS.iter().map(|s| s.to_string()).collect();
     let mut methods = Vec::new();
     for tool in &manifest.tools {
-        let mut name = rust_name(&snake_case(&tool.name));
+        let mut name = rust_identifier(&tool.name);
         if RESERVED_METHODS.contains(&name.as_str()) {
             name.push_str("_tool");
         }
@@ -148,26 +141,26 @@ fn module_body(
         pub const MANIFEST: &str = #manifest_text;
 
         // Recompile when a unit or include changes.
-        #( const _: &[u8] = include_bytes!(#files_read); )*
+        #( const _: &[u8] = ::core::include_bytes!(#tracked); )*
 
-        pub use ::delphi_mcp::__private::{BindError, ToolError};
+        pub use ::delphi_mcp_runtime::bind::__private::{BindError, ToolError};
 
         /// The loaded library; one method per tool. Calls block until the library thread has
         /// run them.
         #[derive(Debug, Clone)]
         pub struct Library {
-            bound: ::delphi_mcp::__private::BoundLibrary,
+            bound: ::delphi_mcp_runtime::bind::__private::BoundLibrary,
         }
 
         impl Library {
             #[doc = #load_doc]
             pub fn load(path: impl ::core::convert::AsRef<::std::path::Path>) -> ::core::result::Result<Library, BindError> {
-                ::delphi_mcp::__private::BoundLibrary::load(path.as_ref(), MANIFEST)
+                ::delphi_mcp_runtime::bind::__private::BoundLibrary::load(path.as_ref(), MANIFEST)
                     .map(|bound| Library { bound })
             }
 
             /// The loaded library (its runtime host serves it over MCP too).
-            pub fn bound(&self) -> &::delphi_mcp::__private::BoundLibrary {
+            pub fn bound(&self) -> &::delphi_mcp_runtime::bind::__private::BoundLibrary {
                 &self.bound
             }
 
@@ -247,7 +240,7 @@ fn method(tool: &ToolEntry, method_name: &str) -> Result<TokenStream, syn::Error
                 "parameter `{name}: {delphi_type}` has no Rust type (range beyond 64 bits)"
             ))
         })?;
-        let mut local = rust_name(&snake_case(name));
+        let mut local = rust_identifier(name);
         while !used.insert(local.clone()) {
             local.push('_');
         }
@@ -266,13 +259,13 @@ fn method(tool: &ToolEntry, method_name: &str) -> Result<TokenStream, syn::Error
             params.push(quote!(#local: ::core::option::Option<#rust_ty>));
             inserts.push(quote! {
                 if let ::core::option::Option::Some(value) = #local {
-                    __delphi_mcp_arguments.insert(#name.to_string(), ::delphi_mcp::__private::Value::from(value));
+                    __delphi_mcp_arguments.insert(#name.to_string(), ::delphi_mcp_runtime::bind::__private::Value::from(value));
                 }
             });
         } else {
             params.push(quote!(#local: #rust_ty));
             inserts.push(quote! {
-                __delphi_mcp_arguments.insert(#name.to_string(), ::delphi_mcp::__private::Value::from(#local));
+                __delphi_mcp_arguments.insert(#name.to_string(), ::delphi_mcp_runtime::bind::__private::Value::from(#local));
             });
         }
     }
@@ -306,70 +299,17 @@ fn method(tool: &ToolEntry, method_name: &str) -> Result<TokenStream, syn::Error
         #[allow(clippy::too_many_arguments)]
         pub fn #ident(&self, #( #params ),*) -> ::core::result::Result<#result_ty, ToolError> {
             #[allow(unused_mut)]
-            let mut __delphi_mcp_arguments = ::delphi_mcp::__private::Map::new();
+            let mut __delphi_mcp_arguments = ::delphi_mcp_runtime::bind::__private::Map::new();
             #( #inserts )*
             let __delphi_mcp_result = self.bound.call(#tool_name, __delphi_mcp_arguments)?;
-            <#result_ty as ::delphi_mcp::__private::FromResult>::from_result(#tool_name, __delphi_mcp_result)
+            <#result_ty as ::delphi_mcp_runtime::bind::__private::FromResult>::from_result(#tool_name, __delphi_mcp_result)
         }
     })
-}
-
-/// `AllowZero` → `allow_zero`, `HTTPServer` → `http_server`, `add-numbers` → `add_numbers`.
-fn snake_case(name: &str) -> String {
-    let chars: Vec<char> = name.chars().collect();
-    let mut out = String::new();
-    for (index, &c) in chars.iter().enumerate() {
-        if c.is_ascii_alphanumeric() {
-            if c.is_ascii_uppercase() && index > 0 {
-                let previous = chars[index - 1];
-                let next_lower = chars.get(index + 1).is_some_and(|n| n.is_ascii_lowercase());
-                if (previous.is_ascii_lowercase() || previous.is_ascii_digit())
-                    || (previous.is_ascii_uppercase() && next_lower)
-                {
-                    out.push('_');
-                }
-            }
-            out.push(c.to_ascii_lowercase());
-        } else if !out.ends_with('_') {
-            out.push('_');
-        }
-    }
-    out
-}
-
-/// A valid Rust identifier for `name`: keywords become raw identifiers, names that cannot be
-/// raw get `_` appended, names starting with a digit get `_` prepended.
-fn rust_name(name: &str) -> String {
-    let mut name = if name.is_empty() {
-        "_tool".to_string()
-    } else {
-        name.to_string()
-    };
-    if name.starts_with(|c: char| c.is_ascii_digit()) {
-        name.insert(0, '_');
-    }
-    if matches!(name.as_str(), "self" | "super" | "crate" | "_") {
-        return format!("{name}_");
-    }
-    if syn::parse_str::<syn::Ident>(&name).is_err() {
-        return format!("r#{name}");
-    }
-    name
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_become_rust_identifiers() {
-        assert_eq!(snake_case("AllowZero"), "allow_zero");
-        assert_eq!(snake_case("HTTPServer"), "http_server");
-        assert_eq!(snake_case("add-numbers.v2"), "add_numbers_v2");
-        assert_eq!(rust_name("type"), "r#type");
-        assert_eq!(rust_name("self"), "self_");
-        assert_eq!(rust_name("1st"), "_1st");
-    }
 
     #[test]
     fn integer_ranges_pick_the_smallest_type() {

@@ -5,7 +5,7 @@
 //! TDateTime, `YYYY-MM-DD` for TDate, `HH:MM:SS[.fff]` for TTime; years 0001-9999; at most
 //! three fraction digits (TDateTime resolution is a millisecond).
 
-use delphi_mcp_codegen::manifest::DateTimePart;
+use delphi_mcp_manifest::DateTimePart;
 
 const MS_PER_DAY: i64 = 86_400_000;
 

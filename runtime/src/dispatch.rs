@@ -4,9 +4,11 @@
 //! validates, calls and answers with a [`ToolOutcome`]. Protocol concerns (eras, ids, framing)
 //! stay in the transport and the rmcp adapter ([`crate::mcp`]).
 
-use crate::host::{CallError, LibraryHost, VERSION_TOOL};
+use crate::call::call_tool;
+use crate::host::LibraryHost;
 use crate::marshal;
-use delphi_mcp_codegen::manifest::ToolEntry;
+use delphi_mcp_manifest::abi::ABI_VERSION;
+use delphi_mcp_manifest::{ToolEntry, VERSION_TOOL};
 use serde_json::{json, Map, Value};
 use std::future::Future;
 use std::pin::Pin;
@@ -114,54 +116,12 @@ impl LibraryDispatch {
             "server": "delphi-mcp",
             "version": env!("CARGO_PKG_VERSION"),
             "name": self.identity.name,
-            "abiVersion": crate::abi::ABI_VERSION,
+            "abiVersion": ABI_VERSION,
             "library": self.host.path().display().to_string(),
             "manifestSha256": self.host.manifest_sha256(),
             "tools": self.host.manifest().tools.len(),
             "threads": self.host.threads(),
         })
-    }
-
-    async fn call_library(&self, index: usize, tool: &ToolEntry, raw: Option<&str>) -> ToolOutcome {
-        let args = match marshal::parse_arguments(&tool.name, raw, &tool.delphi.params) {
-            Ok(args) => args,
-            Err(errors) => return ToolOutcome::error(errors.to_string()),
-        };
-        let started = std::time::Instant::now();
-        let returned = match self.host.call(index, args).await {
-            Ok(returned) => returned,
-            Err(CallError::Stopped) => {
-                return ToolOutcome::error("the library is no longer running")
-            }
-            Err(e) => return ToolOutcome::error(e.to_string()),
-        };
-        tracing::debug!(tool = %tool.name, status = returned.status, elapsed_us = started.elapsed().as_micros() as u64, "called");
-        let message = || match &returned.value {
-            crate::host::ReturnValue::String(bytes) => String::from_utf8_lossy(bytes).into_owned(),
-            other => format!("(no message; out value {other:?})"),
-        };
-        match returned.status {
-            crate::abi::status::OK => match &tool.delphi.result {
-                None => ToolOutcome::success(json!({"success": true})),
-                Some(ty) => match marshal::result_to_json(ty, &returned.value) {
-                    Ok(value) => ToolOutcome::success(json!({ "result": value })),
-                    Err(why) => ToolOutcome::error(format!("Tool \"{}\" failed: {why}", tool.name)),
-                },
-            },
-            crate::abi::status::EXCEPTION => {
-                ToolOutcome::error(format!("Tool \"{}\" raised {}", tool.name, message()))
-            }
-            crate::abi::status::BAD_ARGUMENT => ToolOutcome::error(format!(
-                "Invalid arguments for tool \"{}\": {}",
-                tool.name,
-                message()
-            )),
-            status => ToolOutcome::error(format!(
-                "Tool \"{}\" could not be called (status {status}, a delphi-mcp bug): {}",
-                tool.name,
-                message()
-            )),
-        }
     }
 }
 
@@ -185,7 +145,13 @@ impl Dispatch for LibraryDispatch {
             let Some((index, tool)) = self.host.tool(name) else {
                 return Err(DispatchError::UnknownTool(name.to_string()));
             };
-            Ok(self.call_library(index, tool, raw_arguments).await)
+            Ok(
+                match call_tool(&self.host, index, tool, raw_arguments).await {
+                    Ok(Some(value)) => ToolOutcome::success(json!({ "result": value })),
+                    Ok(None) => ToolOutcome::success(json!({"success": true})),
+                    Err(error) => ToolOutcome::error(error.to_string()),
+                },
+            )
         })
     }
 }

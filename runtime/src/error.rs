@@ -32,7 +32,7 @@ pub enum LoadError {
         library: PathBuf,
         /// The version the library reports.
         found: i64,
-        /// [`crate::abi::ABI_VERSION`].
+        /// [`delphi_mcp_manifest::abi::ABI_VERSION`].
         expected: u32,
     },
     /// Neither an embedded manifest nor `--manifest` is available.

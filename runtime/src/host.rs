@@ -8,17 +8,12 @@
 //! them live), and every string it returns is copied and released through `mcp_free` on the
 //! library thread before the call is reported back.
 
-use crate::abi::{self, AbiKind, AbiValue, FreeFn, InitFn, ToolFn, ABI_VERSION};
 use crate::error::LoadError;
-use delphi_mcp_codegen::manifest::ToolEntry;
-use delphi_mcp_codegen::manifest::{Manifest, MANIFEST_FORMAT_VERSION};
-use sha2::{Digest, Sha256};
-use std::collections::{HashMap, HashSet};
+use delphi_mcp_manifest::abi::{self, AbiKind, AbiValue, FreeFn, InitFn, ToolFn, ABI_VERSION};
+use delphi_mcp_manifest::{first_difference, Manifest, ToolEntry};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc, Mutex};
-
-/// Name of the built-in version tool; a library tool may not use it.
-pub const VERSION_TOOL: &str = "mcp_get_version";
 
 /// How to open a library.
 #[derive(Debug, Clone)]
@@ -77,7 +72,7 @@ pub enum ReturnValue {
 /// What a tool export returned.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallReturn {
-    /// The ABI status ([`abi::status`]).
+    /// The ABI status ([`delphi_mcp_manifest::abi::status`]).
     pub status: i32,
     /// The out value.
     pub value: ReturnValue,
@@ -250,38 +245,34 @@ impl LibraryHost {
             ),
             None => None,
         };
-        let (manifest, manifest_bytes) = match (embedded, given) {
+        let manifest = match (embedded, given) {
             (None, None) => return Err(LoadError::NoManifest { library: path }),
-            (Some(bytes), None) => (parse_manifest(&path, "embedded", &bytes)?, bytes),
+            (Some(bytes), None) => parse_manifest(&path, "embedded", &bytes)?,
             (None, Some(bytes)) => {
                 let origin = options
                     .manifest_file
                     .as_ref()
                     .map(|f| f.display().to_string())
                     .unwrap_or_default();
-                (parse_manifest(&path, &origin, &bytes)?, bytes)
+                parse_manifest(&path, &origin, &bytes)?
             }
             (Some(embedded), Some(given)) => {
                 let file = options.manifest_file.clone().unwrap_or_default();
                 let from_library = parse_manifest(&path, "embedded", &embedded)?;
                 let from_file = parse_manifest(&path, &file.display().to_string(), &given)?;
-                if from_library != from_file {
-                    let a = serde_json::to_value(&from_library).unwrap_or_default();
-                    let b = serde_json::to_value(&from_file).unwrap_or_default();
-                    let (at, x, y) = first_difference(&a, &b, "$".to_string())
-                        .unwrap_or_else(|| ("$".into(), "?".into(), "?".into()));
+                if let Some(difference) = first_difference(&from_library, &from_file) {
                     return Err(LoadError::ManifestMismatch {
                         library: path,
                         file,
-                        path: at,
-                        embedded: x,
-                        given: y,
+                        path: difference.path,
+                        embedded: difference.left,
+                        given: difference.right,
                     });
                 }
-                (from_library, embedded)
+                from_library
             }
         };
-        let manifest_sha256 = hex(&Sha256::digest(&manifest_bytes));
+        let manifest_sha256 = manifest.canonical_sha256();
 
         let mut exports = Vec::with_capacity(manifest.tools.len());
         for tool in &manifest.tools {
@@ -392,7 +383,7 @@ impl LibraryHost {
         Some((index, &self.manifest.tools[index]))
     }
 
-    /// SHA-256 (hex) of the manifest text in use.
+    /// [`Manifest::canonical_sha256`] of the manifest in use.
     pub fn manifest_sha256(&self) -> &str {
         &self.manifest_sha256
     }
@@ -514,104 +505,9 @@ fn describe_message(value: &ReturnValue) -> String {
 }
 
 fn parse_manifest(library: &Path, origin: &str, bytes: &[u8]) -> Result<Manifest, LoadError> {
-    let invalid = |reason: String| LoadError::InvalidManifest {
+    Manifest::from_json(bytes).map_err(|e| LoadError::InvalidManifest {
         library: library.to_path_buf(),
         origin: origin.to_string(),
-        reason,
-    };
-    let manifest: Manifest = serde_json::from_slice(bytes).map_err(|e| invalid(e.to_string()))?;
-    if manifest.format_version != MANIFEST_FORMAT_VERSION {
-        return Err(invalid(format!(
-            "format version {} (this delphi-mcp reads version {MANIFEST_FORMAT_VERSION})",
-            manifest.format_version
-        )));
-    }
-    if manifest.abi_version != ABI_VERSION {
-        return Err(invalid(format!(
-            "written for ABI version {} (this delphi-mcp implements version {ABI_VERSION})",
-            manifest.abi_version
-        )));
-    }
-    let mut names = HashSet::new();
-    for tool in &manifest.tools {
-        if tool.name == VERSION_TOOL {
-            return Err(invalid(format!(
-                "tool name `{VERSION_TOOL}` is reserved for the built-in version tool"
-            )));
-        }
-        if !names.insert(tool.name.as_str()) {
-            return Err(invalid(format!("tool `{}` is listed twice", tool.name)));
-        }
-        let mut params = HashSet::new();
-        for param in &tool.delphi.params {
-            if !params.insert(param.name.as_str()) {
-                return Err(invalid(format!(
-                    "tool `{}` lists parameter `{}` twice",
-                    tool.name, param.name
-                )));
-            }
-        }
-    }
-    Ok(manifest)
-}
-
-fn shorten(value: &serde_json::Value) -> String {
-    let text = value.to_string();
-    if text.chars().count() > 80 {
-        format!("{}...", text.chars().take(77).collect::<String>())
-    } else {
-        text
-    }
-}
-
-/// The first place two JSON values differ: (path, left, right).
-fn first_difference(
-    a: &serde_json::Value,
-    b: &serde_json::Value,
-    path: String,
-) -> Option<(String, String, String)> {
-    use serde_json::Value;
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            for (key, xv) in x {
-                let sub = format!("{path}.{key}");
-                match y.get(key) {
-                    Some(yv) => {
-                        if let Some(d) = first_difference(xv, yv, sub) {
-                            return Some(d);
-                        }
-                    }
-                    None => return Some((sub, shorten(xv), "nothing".into())),
-                }
-            }
-            y.iter()
-                .find(|(key, _)| !x.contains_key(*key))
-                .map(|(key, yv)| (format!("{path}.{key}"), "nothing".into(), shorten(yv)))
-        }
-        (Value::Array(x), Value::Array(y)) => {
-            for (i, (xv, yv)) in x.iter().zip(y).enumerate() {
-                // Name tools by their name rather than their index when possible.
-                let label = xv
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .map(|n| format!("{path}[{n:?}]"))
-                    .unwrap_or_else(|| format!("{path}[{i}]"));
-                if let Some(d) = first_difference(xv, yv, label) {
-                    return Some(d);
-                }
-            }
-            (x.len() != y.len()).then(|| {
-                (
-                    format!("{path} (length)"),
-                    x.len().to_string(),
-                    y.len().to_string(),
-                )
-            })
-        }
-        _ => (a != b).then(|| (path, shorten(a), shorten(b))),
-    }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+        reason: e.to_string(),
+    })
 }

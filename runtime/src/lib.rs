@@ -1,14 +1,24 @@
 //! Runtime of delphi-mcp: loads a library built with the generated stubs, validates and
-//! marshals tool calls through the ABI of [`abi`], and serves the tools over MCP.
+//! marshals tool calls through the ABI (`delphi_mcp_manifest::abi`), and serves the tools over
+//! MCP. It reads manifests, never Pascal: it depends on the contract crate
+//! `delphi-mcp-manifest`, not on the parser or the code generator.
 //!
 //! - [`host`]: loading, checks, the library thread(s);
 //! - [`marshal`] and [`datetime`]: argument validation and JSON <-> ABI conversion;
+//! - [`call`]: one tool call and what its status means, for MCP and for `bind!` alike;
 //! - [`dispatch`]: the transport-independent engine ([`dispatch::Dispatch`]);
-//! - [`mcp`]: the rmcp adapter; [`stdio`]: the stdio transport.
+//! - [`mcp`]: the rmcp adapter; [`stdio`] and [`http`]: the transports;
+//! - [`bind`]: what `bind!` expansions run on ([`bind::BoundLibrary`]).
+//!
+//! Features: `macros` re-exports the `bind!` proc-macro (`delphi_mcp_runtime::bind!`) in its
+//! manifest mode, `bind!(manifest = "delphi/generated/tools.json", module = calc)`;
+//! `bind-units` adds the mode that reads the Delphi units themselves (it builds the parser and
+//! the code generator into the macro).
 
 #![warn(missing_docs)]
 
-pub mod abi;
+pub mod bind;
+pub mod call;
 pub mod compose;
 pub mod datetime;
 pub mod dispatch;
@@ -23,3 +33,12 @@ pub mod stdio;
 pub use dispatch::{Dispatch, LibraryDispatch};
 pub use error::LoadError;
 pub use host::{HostOptions, LibraryHost};
+
+/// Typed Rust access to a Delphi library: see `docs/rust.md`.
+///
+/// `bind!(manifest = "delphi/generated/tools.json", module = calc)` reads a manifest written by
+/// `delphi-mcp gen`; with the feature `bind-units`, `bind!("delphi/Calc.pas", name = "Calc")`
+/// reads the units. Either expands to a module holding `MANIFEST`, `Library::load(path)` and one
+/// method per tool. Paths are relative to the calling crate's `CARGO_MANIFEST_DIR`.
+#[cfg(feature = "macros")]
+pub use delphi_mcp_macros::bind;

@@ -8,7 +8,8 @@
 
 use crate::datetime;
 use crate::host::{ArgValue, ReturnValue};
-use delphi_mcp_codegen::manifest::{AbiKind, NumberRepr, ParamEntry, StringRepr, ValueType};
+use delphi_mcp_manifest::abi::AbiKind;
+use delphi_mcp_manifest::{NumberRepr, ParamEntry, StringRepr, ValueType};
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::Value;

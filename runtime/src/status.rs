@@ -194,7 +194,7 @@ pub fn utc_iso(time: SystemTime) -> String {
     // TDateTime counts days from 1899-12-30; the Unix epoch is day 25569.
     let millis = since.as_millis() as f64;
     let days = 25569.0 + (millis / 86_400_000.0);
-    let text = crate::datetime::format(days, delphi_mcp_codegen::manifest::DateTimePart::DateTime)
+    let text = crate::datetime::format(days, delphi_mcp_manifest::DateTimePart::DateTime)
         .unwrap_or_else(|| "1970-01-01T00:00:00".to_string());
     // `format` leaves out a zero millisecond part; the page wants a fixed width.
     let text = if text.len() == 19 {

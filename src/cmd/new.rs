@@ -1,7 +1,11 @@
 //! `delphi-mcp new`: scaffold a Rust crate that serves a Delphi library over MCP, from the
-//! templates in `templates/rust-server/`. The crate binds the units with `delphi_mcp::bind!`,
-//! loads the library and serves it over stdio, with a place for Rust tools of its own.
+//! templates in `templates/rust-server/`. `new` copies the units into the crate and generates
+//! their manifest and Pascal stubs; the crate binds the manifest with
+//! `delphi_mcp_runtime::bind!(manifest = ...)`, loads the library and serves it over stdio or
+//! HTTP, with a place for Rust tools of its own. It depends on `delphi-mcp-runtime` only (not on
+//! the parser, the code generator or this CLI).
 
+use delphi_mcp_manifest::naming::{crate_name, rust_identifier};
 use miette::{miette, IntoDiagnostic};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -12,6 +16,10 @@ const README_TEMPLATE: &str = include_str!("../../templates/rust-server/README.m
 
 /// Folder of the new crate that the units are copied to.
 pub const UNITS_DIR: &str = "delphi";
+
+/// Folder of the new crate that the manifest and the Pascal stubs are generated into (the
+/// `out-dir` of its `[package.metadata.delphi-mcp]`).
+pub const GENERATED_DIR: &str = "delphi/generated";
 
 /// Arguments of `delphi-mcp new`.
 #[derive(Debug, clap::Args)]
@@ -29,33 +37,9 @@ pub struct Args {
     /// Compiler target the units are read for.
     #[arg(long, value_name = "TARGET", default_value = "delphi12-win64")]
     pub target: String,
-    /// Depend on delphi-mcp through this path (a checkout) instead of a crates.io version.
+    /// Depend on delphi-mcp-runtime in this delphi-mcp checkout instead of a crates.io version.
     #[arg(long, value_name = "DIR")]
     pub delphi_mcp_path: Option<PathBuf>,
-}
-
-/// `my-Server 2` → `my_server_2`.
-fn snake(name: &str) -> String {
-    let mut out = String::new();
-    for (index, c) in name.chars().enumerate() {
-        if c.is_ascii_uppercase() && index > 0 && !out.ends_with('_') {
-            let previous = name.chars().nth(index - 1).unwrap_or('_');
-            if previous.is_ascii_lowercase() || previous.is_ascii_digit() {
-                out.push('_');
-            }
-        }
-        if c.is_ascii_alphanumeric() {
-            out.push(c.to_ascii_lowercase());
-        } else if !out.ends_with('_') {
-            out.push('_');
-        }
-    }
-    let out = out.trim_matches('_').to_string();
-    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
-        format!("lib_{out}")
-    } else {
-        out
-    }
 }
 
 /// Writes the crate; returns the files written.
@@ -96,29 +80,33 @@ pub fn scaffold(args: &Args) -> miette::Result<Vec<PathBuf>> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| library_name.clone());
-    let crate_name = snake(&crate_dir_name).replace('_', "-");
+    let crate_name = crate_name(&crate_dir_name);
     let dependency = match &args.delphi_mcp_path {
         Some(path) => {
-            let absolute = std::path::absolute(path).into_diagnostic()?;
+            let absolute = std::path::absolute(path.join("runtime")).into_diagnostic()?;
             format!(
-                "delphi-mcp = {{ path = {} }}",
+                "delphi-mcp-runtime = {{ path = {}, features = [\"macros\"] }}",
                 toml_string(&absolute.to_string_lossy())
             )
         }
-        None => format!("delphi-mcp = \"{}\"", env!("CARGO_PKG_VERSION")),
+        None => format!(
+            "delphi-mcp-runtime = {{ version = \"{}\", features = [\"macros\"] }}",
+            env!("CARGO_PKG_VERSION")
+        ),
     };
     let units: Vec<String> = unit_names
         .iter()
         .map(|n| format!("{UNITS_DIR}/{n}"))
         .collect();
-    let module_name = snake(&library_name);
     let context = minijinja::context! {
         crate_name => crate_name,
-        library_name => library_name,
-        module => module_name,
+        library_name => library_name.clone(),
+        module => rust_identifier(&library_name),
         units => units,
         target => args.target.clone(),
-        delphi_mcp_dependency => dependency,
+        out_dir => GENERATED_DIR,
+        manifest => format!("{GENERATED_DIR}/{}", delphi_mcp_codegen::MANIFEST_FILE),
+        runtime_dependency => dependency,
     };
     let mut env = minijinja::Environment::new();
     env.set_syntax(
@@ -143,15 +131,54 @@ pub fn scaffold(args: &Args) -> miette::Result<Vec<PathBuf>> {
         write(&path, text.as_bytes())?;
         written.push(path);
     }
+    let mut copied = Vec::new();
     for (unit, name) in args.units.iter().zip(&unit_names) {
         let bytes = std::fs::read(unit)
             .into_diagnostic()
             .map_err(|e| e.context(format!("reading {}", unit.display())))?;
         let path = args.dir.join(UNITS_DIR).join(name);
         write(&path, &bytes)?;
-        written.push(path);
+        copied.push(path);
     }
+    written.extend(copied.iter().cloned());
+    let generated = generate(
+        &copied,
+        &library_name,
+        &args.target,
+        &args.dir.join(GENERATED_DIR),
+    )
+    .map_err(|e| {
+        e.context(format!(
+            "{} was created without its manifest: correct the units in {UNITS_DIR}/ and run `cargo delphi-mcp gen` there",
+            args.dir.display()
+        ))
+    })?;
+    written.extend(generated);
     Ok(written)
+}
+
+/// Generates the manifest and the Pascal stubs of the copied `units` into `out_dir`, as
+/// `cargo delphi-mcp gen` in the new crate would; returns the files written.
+fn generate(
+    units: &[PathBuf],
+    name: &str,
+    target: &str,
+    out_dir: &Path,
+) -> miette::Result<Vec<PathBuf>> {
+    let built = delphi_mcp_codegen::Builder::new()
+        .units(units)
+        .name(name)
+        .target(target)
+        .out_dir(out_dir)
+        .cargo_directives(false)
+        .generate()
+        .map_err(|e| miette!("{e}"))?;
+    Ok(built
+        .generated
+        .files
+        .keys()
+        .map(|file| built.out_dir.join(file))
+        .collect())
 }
 
 fn write(path: &Path, bytes: &[u8]) -> miette::Result<()> {
@@ -196,10 +223,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_become_crate_and_module_names() {
-        assert_eq!(snake("CalcServer"), "calc_server");
-        assert_eq!(snake("my-server 2"), "my_server_2");
-        assert_eq!(snake("9lives"), "lib_9lives");
+    fn paths_become_toml_strings() {
         assert_eq!(toml_string("C:\\x \"y\""), "\"C:\\\\x \\\"y\\\"\"");
     }
 }

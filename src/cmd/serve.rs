@@ -141,7 +141,7 @@ fn serve_http(
     };
     let library = http::LibraryInfo {
         path: host.path().display().to_string(),
-        abi_version: delphi_mcp_runtime::abi::ABI_VERSION,
+        abi_version: delphi_mcp_manifest::abi::ABI_VERSION,
         manifest_sha256: host.manifest_sha256().to_string(),
         threads: host.threads(),
     };

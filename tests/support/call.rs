@@ -3,11 +3,11 @@
 
 #![allow(dead_code)]
 
-use delphi_mcp_codegen::manifest::Manifest;
-use delphi_mcp_runtime::abi::{
+use delphi_mcp_manifest::abi::{
     status, symbols, AbiKind, AbiValue, AbiVersionFn, FreeFn, InitFn, ManifestFn, ToolFn,
     ABI_VERSION,
 };
+use delphi_mcp_manifest::Manifest;
 use libloading::Library;
 use std::path::Path;
 

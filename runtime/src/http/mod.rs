@@ -106,7 +106,7 @@ pub struct LibraryInfo {
     pub path: String,
     /// The ABI version it reports.
     pub abi_version: u32,
-    /// SHA-256 of its manifest text.
+    /// SHA-256 of its manifest's canonical form (`Manifest::canonical_sha256`).
     pub manifest_sha256: String,
     /// Library threads.
     pub threads: usize,

@@ -1,14 +1,37 @@
 //! The binary interface between generated Pascal stubs and the runtime, version
-//! [`ABI_VERSION`]. `docs/abi.md` is the prose form of this module; keep them in step.
+//! [`ABI_VERSION`]. `docs/abi.md` is the prose form of this module (and `McpRuntime.pas` in
+//! `templates/pascal/` its Pascal side); keep them in step.
 //!
 //! Every tool export has the one signature [`ToolFn`]: an array of [`AbiValue`] in (one per
 //! manifest parameter, in order), one [`AbiValue`] out, an `Int32` status. Strings cross as
 //! UTF-8 pointer + length. Strings the library returns (results and error messages) are
 //! allocated by the library and released with its `mcp_free` export.
 
+use serde::{Deserialize, Serialize};
 use std::ffi::c_void;
 
-pub use delphi_mcp_codegen::manifest::{AbiKind, ABI_VERSION};
+/// Version of the binary interface between generated stubs and the runtime (`docs/abi.md`).
+pub const ABI_VERSION: u32 = 1;
+
+/// Kind tags of ABI values (`docs/abi.md`); fixed by [`ABI_VERSION`]. A manifest value type's
+/// kind is [`crate::ValueType::abi_kind`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[repr(i32)]
+pub enum AbiKind {
+    /// Argument absent (the stub uses the declared default); also "no value".
+    Absent = 0,
+    /// `bits` is 0 or 1.
+    Bool = 1,
+    /// `bits` is an Int64 (two's complement).
+    Int = 2,
+    /// `bits` is a UInt64.
+    UInt = 3,
+    /// `bits` holds the IEEE-754 bits of a Double.
+    Double = 4,
+    /// `ptr`/`len` hold UTF-8 bytes (not NUL-terminated).
+    String = 5,
+}
 
 /// A tagged value crossing the boundary. 32 bytes on 64-bit targets, 24 on 32-bit.
 ///

@@ -1,7 +1,8 @@
 //! The JSON Schema of the manifest in `docs/manifest.md` names every field the generator writes
 //! (checked against a serialized manifest with every kind of value type).
 
-use delphi_mcp_codegen::manifest::*;
+use delphi_mcp_manifest::abi::ABI_VERSION;
+use delphi_mcp_manifest::*;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::PathBuf;

@@ -6,13 +6,15 @@
 //! validate and marshal a call: the export symbol and, per parameter, its value type, bounds
 //! and default. See `docs/manifest.md`.
 
+use crate::abi::{AbiKind, ABI_VERSION};
 use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
 
 /// Version of the manifest format described here.
 pub const MANIFEST_FORMAT_VERSION: u32 = 1;
 
-/// Version of the binary interface between generated stubs and the runtime (`docs/abi.md`).
-pub const ABI_VERSION: u32 = 1;
+/// Name of the runtime's built-in version tool; a library's tool may not use it.
+pub const VERSION_TOOL: &str = "mcp_get_version";
 
 /// A library's tool manifest.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -259,25 +261,6 @@ pub struct SourceLocation {
     pub column: u32,
 }
 
-/// Kind tags of ABI values (`docs/abi.md`); fixed by [`ABI_VERSION`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[repr(i32)]
-pub enum AbiKind {
-    /// Argument absent (the stub uses the declared default); also "no value".
-    Absent = 0,
-    /// `bits` is 0 or 1.
-    Bool = 1,
-    /// `bits` is an Int64 (two's complement).
-    Int = 2,
-    /// `bits` is a UInt64.
-    UInt = 3,
-    /// `bits` holds the IEEE-754 bits of a Double.
-    Double = 4,
-    /// `ptr`/`len` hold UTF-8 bytes (not NUL-terminated).
-    String = 5,
-}
-
 /// Reads an integer bound as i128 through `deserialize_any`: serde buffers internally tagged
 /// enums, and its buffer does not support `deserialize_i128` (JSON bounds fit i64 or u64).
 fn exact_integer<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<i128, D::Error> {
@@ -301,6 +284,79 @@ fn exact_integer<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<i1
         }
     }
     deserializer.deserialize_any(Bound)
+}
+
+/// Why a text is not a manifest this version of delphi-mcp can use.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidManifest {
+    /// Not JSON, or not a manifest's JSON (unknown or missing field, wrong type).
+    #[error("{0}")]
+    Json(String),
+    /// Written in another format version.
+    #[error("format version {found} (this delphi-mcp reads version {MANIFEST_FORMAT_VERSION})")]
+    FormatVersion {
+        /// The manifest's `formatVersion`.
+        found: u32,
+    },
+    /// Written for another ABI version.
+    #[error("written for ABI version {found} (this delphi-mcp implements version {ABI_VERSION})")]
+    AbiVersion {
+        /// The manifest's `abiVersion`.
+        found: u32,
+    },
+    /// A tool uses [`VERSION_TOOL`]'s name.
+    #[error("tool name `{VERSION_TOOL}` is reserved for the built-in version tool")]
+    ReservedToolName,
+    /// Two tools have the same name.
+    #[error("tool `{0}` is listed twice")]
+    DuplicateTool(String),
+    /// A tool lists a parameter twice.
+    #[error("tool `{tool}` lists parameter `{param}` twice")]
+    DuplicateParam {
+        /// The tool.
+        tool: String,
+        /// The parameter.
+        param: String,
+    },
+}
+
+impl Manifest {
+    /// Reads a manifest text (`tools.json`, or the text a library embeds) and checks what the
+    /// runtime relies on: this format and ABI version, tool names unique and not
+    /// [`VERSION_TOOL`], parameter names unique within a tool.
+    pub fn from_json(text: &[u8]) -> Result<Manifest, InvalidManifest> {
+        let manifest: Manifest =
+            serde_json::from_slice(text).map_err(|e| InvalidManifest::Json(e.to_string()))?;
+        if manifest.format_version != MANIFEST_FORMAT_VERSION {
+            return Err(InvalidManifest::FormatVersion {
+                found: manifest.format_version,
+            });
+        }
+        if manifest.abi_version != ABI_VERSION {
+            return Err(InvalidManifest::AbiVersion {
+                found: manifest.abi_version,
+            });
+        }
+        let mut names = HashSet::new();
+        for tool in &manifest.tools {
+            if tool.name == VERSION_TOOL {
+                return Err(InvalidManifest::ReservedToolName);
+            }
+            if !names.insert(tool.name.as_str()) {
+                return Err(InvalidManifest::DuplicateTool(tool.name.clone()));
+            }
+            let mut params = HashSet::new();
+            for param in &tool.delphi.params {
+                if !params.insert(param.name.as_str()) {
+                    return Err(InvalidManifest::DuplicateParam {
+                        tool: tool.name.clone(),
+                        param: param.name.clone(),
+                    });
+                }
+            }
+        }
+        Ok(manifest)
+    }
 }
 
 impl ValueType {

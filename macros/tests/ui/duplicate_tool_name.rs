@@ -1,3 +1,0 @@
-delphi_mcp_macros::bind!("tests/ui/duplicate_tool_name.pas");
-
-fn main() {}

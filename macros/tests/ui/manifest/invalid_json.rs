@@ -1,0 +1,3 @@
+delphi_mcp_macros::bind!(manifest = "tests/ui/manifest/invalid_json.json", module = calc);
+
+fn main() {}

@@ -1,0 +1,3 @@
+delphi_mcp_macros::bind!(manifest = "tests/ui/manifest/no_such_tools.json", module = calc);
+
+fn main() {}

@@ -1,3 +1,0 @@
-delphi_mcp_macros::bind!("tests/ui/NoSuchUnit.pas");
-
-fn main() {}

@@ -1,0 +1,3 @@
+delphi_mcp_macros::bind!("tests/ui/units/var_param.pas", flavour = "vanilla");
+
+fn main() {}

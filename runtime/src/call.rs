@@ -1,0 +1,109 @@
+//! One tool call, from the raw JSON text of its arguments to its result: argument validation
+//! ([`marshal::parse_arguments`]), the call on a library thread, and what the returned ABI status
+//! means. The MCP dispatcher ([`crate::dispatch`]) and `bind!`'s [`crate::bind::BoundLibrary`]
+//! both call through [`call_tool`], so a client and a Rust caller meet the same checks and the
+//! same messages.
+
+use crate::host::{CallError, LibraryHost, ReturnValue};
+use crate::marshal;
+use delphi_mcp_manifest::abi::status;
+use delphi_mcp_manifest::ToolEntry;
+use serde_json::Value;
+
+/// Why a call of a tool failed. The texts are those an MCP client reads (with `isError`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToolError {
+    /// An argument was rejected before the call (missing, unknown, out of range, too long, not
+    /// ISO 8601, not an enumeration member, ...).
+    #[error("{0}")]
+    InvalidArguments(String),
+    /// The Pascal code raised an exception (ABI status 1).
+    #[error("Tool \"{tool}\" raised {message}")]
+    Raised {
+        /// The tool.
+        tool: String,
+        /// `ExceptionClass: message`.
+        message: String,
+    },
+    /// The stub rejected an argument (ABI status 2), e.g. one not representable in a code page.
+    #[error("Invalid arguments for tool \"{tool}\": {message}")]
+    Rejected {
+        /// The tool.
+        tool: String,
+        /// The stub's message, naming the argument.
+        message: String,
+    },
+    /// The library returned what the tool's result type does not allow (a non-finite number,
+    /// an unknown ordinal, invalid UTF-8, another kind), or the caller cannot use it.
+    #[error("Tool \"{tool}\" failed: {message}")]
+    Failed {
+        /// The tool.
+        tool: String,
+        /// What was wrong.
+        message: String,
+    },
+    /// The stub refused the call itself (ABI status 3, or a status this runtime does not know):
+    /// the runtime and the stubs disagree, a delphi-mcp bug.
+    #[error("Tool \"{tool}\" could not be called (status {status}, a delphi-mcp bug): {message}")]
+    BadCall {
+        /// The tool.
+        tool: String,
+        /// The status returned.
+        status: i32,
+        /// The stub's message.
+        message: String,
+    },
+    /// The library threads have stopped.
+    #[error("the library is no longer running")]
+    Stopped,
+}
+
+/// Calls `tool`, the manifest's tool `index` in `host`, with the raw JSON text of its arguments
+/// (`None` when absent). Returns the result value, or `None` for a procedure.
+pub async fn call_tool(
+    host: &LibraryHost,
+    index: usize,
+    tool: &ToolEntry,
+    raw_arguments: Option<&str>,
+) -> Result<Option<Value>, ToolError> {
+    let args = marshal::parse_arguments(&tool.name, raw_arguments, &tool.delphi.params)
+        .map_err(|errors| ToolError::InvalidArguments(errors.to_string()))?;
+    let started = std::time::Instant::now();
+    let returned = host.call(index, args).await.map_err(|e| match e {
+        CallError::Stopped => ToolError::Stopped,
+        other => ToolError::Failed {
+            tool: tool.name.clone(),
+            message: other.to_string(),
+        },
+    })?;
+    tracing::debug!(tool = %tool.name, status = returned.status, elapsed_us = started.elapsed().as_micros() as u64, "called");
+    let message = || match &returned.value {
+        ReturnValue::String(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+        other => format!("(no message; out value {other:?})"),
+    };
+    let tool_name = || tool.name.clone();
+    match returned.status {
+        status::OK => match &tool.delphi.result {
+            None => Ok(None),
+            Some(ty) => marshal::result_to_json(ty, &returned.value)
+                .map(Some)
+                .map_err(|message| ToolError::Failed {
+                    tool: tool_name(),
+                    message,
+                }),
+        },
+        status::EXCEPTION => Err(ToolError::Raised {
+            tool: tool_name(),
+            message: message(),
+        }),
+        status::BAD_ARGUMENT => Err(ToolError::Rejected {
+            tool: tool_name(),
+            message: message(),
+        }),
+        other => Err(ToolError::BadCall {
+            tool: tool_name(),
+            status: other,
+            message: message(),
+        }),
+    }
+}
