@@ -95,6 +95,14 @@ fn calls_every_kind_of_tool() {
     calc.calc_store_memory(12.34).expect("store");
     assert_eq!(calc.calc_recall_memory(), Ok(12.34));
 
+    // The module bound from the manifest file: the same manifest, the same methods. (Here,
+    // while the module is open: the tests of this file run in parallel on one library.)
+    let from_file = calc_from_file::Library::load(&library).expect("the calc library loads");
+    assert_eq!(from_file.bound().manifest(), calc.bound().manifest());
+    assert_eq!(from_file.calc_add_integers(40, 2), Ok(42));
+    assert_eq!(from_file.calc_scale(2.5, Some(4.0)), Ok(10.0));
+    assert_eq!(from_file.calc_recall_memory(), Ok(12.34));
+
     // Rejected before the call, exactly as for an MCP client.
     let too_long = calc.calc_product_code("ABCDEFGHIJ", 1);
     assert!(
@@ -112,6 +120,9 @@ fn calls_every_kind_of_tool() {
         matches!(&divided, Err(ToolError::Raised { tool, .. }) if tool == "calc_divide"),
         "{divided:?}"
     );
+    // The text an MCP client reads for the same failure.
+    let text = divided.map_err(|e| e.to_string()).err().unwrap_or_default();
+    assert!(text.starts_with("Tool \"calc_divide\" raised "), "{text}");
     calc.calc_close_module().expect("close the module");
 }
 
@@ -130,19 +141,4 @@ fn a_missing_library_is_a_load_error() {
     let missing = support::fpc::repo_root().join("no-such-library.so");
     let refused = renamed::Library::load(&missing);
     assert!(matches!(refused, Err(BindError::Load(_))), "{refused:?}");
-}
-
-#[test]
-fn the_manifest_file_binds_the_same_module() {
-    let library = support::fpc::build_example("calc");
-    let from_file = calc_from_file::Library::load(&library).expect("the calc library loads");
-    let from_units = calc::Library::load(&library).expect("the calc library loads");
-    assert_eq!(from_file.bound().manifest(), from_units.bound().manifest());
-    assert_eq!(from_file.calc_add_integers(40, 2), Ok(42));
-    assert_eq!(from_file.calc_scale(2.5, Some(4.0)), Ok(10.0));
-    let divided = from_file.calc_divide(1, 0);
-    assert!(
-        matches!(&divided, Err(ToolError::Raised { tool, .. }) if tool == "calc_divide"),
-        "{divided:?}"
-    );
 }

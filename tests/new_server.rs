@@ -1,6 +1,7 @@
 //! `delphi-mcp new` scaffolds a server crate; the test builds it (offline, sharing this
-//! workspace's target folder and lock file) and drives it with the Python MCP SDK client:
-//! a Delphi tool of the calc example and the template's Rust tool.
+//! workspace's target folder and lock file), checks that it links none of the parser, the code
+//! generator or the CLI's dependencies, and drives it with the Python MCP SDK client: a Delphi
+//! tool of the calc example and the template's Rust tool.
 
 mod runtime_common;
 mod support {
@@ -33,9 +34,22 @@ fn scaffolded_server_serves_delphi_and_rust_tools() {
         "src/main.rs",
         "README.md",
         "delphi/CalcModule.pas",
+        "delphi/generated/tools.json",
+        "delphi/generated/McpExports.pas",
     ] {
         assert!(crate_dir.join(file).is_file(), "{file} was not written");
     }
+    // What `new` generated is what `cargo delphi-mcp gen` in the crate generates.
+    let check = Command::new(env!("CARGO_BIN_EXE_cargo-delphi-mcp"))
+        .args(["delphi-mcp", "gen", "--check"])
+        .current_dir(&crate_dir)
+        .output()
+        .expect("run cargo delphi-mcp gen --check");
+    assert!(
+        check.status.success(),
+        "the generated files differ from `gen`'s:\n{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
     // A second `new` into the same folder is refused.
     let again = Command::new(env!("CARGO_BIN_EXE_delphi-mcp"))
         .args(["new"])
@@ -54,7 +68,7 @@ fn scaffolded_server_serves_delphi_and_rust_tools() {
         .expect("the target folder")
         .to_path_buf();
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let build = Command::new(cargo)
+    let build = Command::new(&cargo)
         .args(["build", "--offline", "--quiet"])
         // The workspace's dev profile (see its Cargo.toml), so the built dependencies are reused.
         .args(["--config", "profile.dev.debug=\"line-tables-only\""])
@@ -72,6 +86,50 @@ fn scaffolded_server_serves_delphi_and_rust_tools() {
         .join("debug")
         .join(format!("calc-server{}", std::env::consts::EXE_SUFFIX));
     assert!(server.is_file());
+
+    // Every dependency of the server, of every edge kind, with the default features.
+    let tree = Command::new(&cargo)
+        .args(["tree", "--offline", "--edges", "all", "--prefix", "none"])
+        .current_dir(&crate_dir)
+        .env("CARGO_TARGET_DIR", &target_dir)
+        .output()
+        .expect("run cargo tree");
+    assert!(
+        tree.status.success(),
+        "cargo tree failed:\n{}",
+        String::from_utf8_lossy(&tree.stderr)
+    );
+    let tree = String::from_utf8_lossy(&tree.stdout);
+    let packages: std::collections::BTreeSet<&str> = tree
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .collect();
+    for expected in [
+        "delphi-mcp-runtime",
+        "delphi-mcp-manifest",
+        "delphi-mcp-macros",
+    ] {
+        assert!(
+            packages.contains(expected),
+            "{expected} missing in:\n{tree}"
+        );
+    }
+    for unwanted in [
+        "delphi-mcp",
+        "delphi-mcp-parser",
+        "delphi-mcp-codegen",
+        "pest",
+        "minijinja",
+        "clap",
+        "rayon",
+        "miette",
+        "tracing-subscriber",
+    ] {
+        assert!(
+            !packages.contains(unwanted),
+            "the scaffolded server depends on {unwanted}:\n{tree}"
+        );
+    }
 
     let calls = serde_json::json!([
         {"tool": "calc_open_module", "arguments": {}},

@@ -29,15 +29,10 @@ fn index_of(host: &LibraryHost, name: &str) -> usize {
 fn loads_checks_and_calls_on_the_init_thread() {
     let host = LibraryHost::open(&fixture_library(&[]), &HostOptions::default()).expect("load");
     assert_eq!(host.manifest().name, "abilib");
-    let expected_hash = {
-        use sha2::Digest;
-        let bytes = std::fs::read(fixture_manifest()).expect("manifest");
-        sha2::Sha256::digest(&bytes)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect::<String>()
-    };
-    assert_eq!(host.manifest_sha256(), expected_hash);
+    // The canonical hash: the library embeds compact JSON, the file is indented.
+    let file = std::fs::read(fixture_manifest()).expect("manifest");
+    let file = delphi_mcp_manifest::Manifest::from_json(&file).expect("a valid manifest");
+    assert_eq!(host.manifest_sha256(), file.canonical_sha256());
     let add = index_of(&host, "add");
     let returned =
         block_on(host.call(add, vec![ArgValue::Int(40), ArgValue::Int(2)])).expect("call");

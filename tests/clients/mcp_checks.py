@@ -7,6 +7,52 @@ import json
 from mcp.shared.exceptions import MCPError
 
 
+def _number(value):
+    """A float as serde_json prints it (ryu): shortest round-trip digits, `1.0`, `0.001`,
+    `1e+16`, `3.4028234663852886e+38`, `1.5e-7`."""
+    if value == 0:
+        return "-0.0" if str(value).startswith("-") else "0.0"
+    mantissa, _, exponent = repr(abs(value)).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = (whole + fraction).lstrip("0")
+    k = int(exponent or 0) - len(fraction)
+    k += len(digits) - len(digits.rstrip("0"))
+    digits = digits.rstrip("0")
+    point = len(digits) + k
+    if 0 <= k and point <= 16:
+        text = digits + "0" * k + ".0"
+    elif 0 < point <= 16:
+        text = digits[:point] + "." + digits[point:]
+    elif -5 < point <= 0:
+        text = "0." + "0" * -point + digits
+    elif len(digits) == 1:
+        text = f"{digits}e{point - 1:+d}"
+    else:
+        text = f"{digits[0]}.{digits[1:]}e{point - 1:+d}"
+    return ("-" if value < 0 else "") + text
+
+
+def _compact(value):
+    """Compact JSON as serde_json writes it (keys in their order, no spaces, UTF-8)."""
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _number(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ",".join(_compact(v) for v in value) + "]"
+    return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + _compact(v) for k, v in value.items()) + "}"
+
+
+def canonical_sha256(manifest_bytes):
+    """The manifest's hash as docs/manifest.md defines it: SHA-256 of the compact JSON of the
+    parsed manifest, whatever the layout of the text."""
+    return hashlib.sha256(_compact(json.loads(manifest_bytes)).encode("utf-8")).hexdigest()
+
+
 class Checks:
     """Prints `ok` or `FAIL` for each check and remembers the failures."""
 
@@ -91,7 +137,7 @@ async def check_session(client, mode, manifest, manifest_bytes, library, cases, 
     check("mcp_get_version abi", info.get("abiVersion") == manifest["abiVersion"], f"{info}")
     check("mcp_get_version library", info.get("library") == library, f"{info}")
     check("mcp_get_version manifest hash",
-          info.get("manifestSha256") == hashlib.sha256(manifest_bytes).hexdigest(), f"{info}")
+          info.get("manifestSha256") == canonical_sha256(manifest_bytes), f"{info}")
     called.add("mcp_get_version")
     if every_tool:
         check("every tool called", called >= expected_names, f"not called: {sorted(expected_names - called)}")
