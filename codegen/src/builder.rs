@@ -16,8 +16,8 @@ use crate::Generated;
 use delphi_mcp_parser::ParseOptions;
 use std::path::{Path, PathBuf};
 
-/// The front end's generation run, under the name `bind!` has used since before
-/// [`crate::frontend`] existed.
+/// The front end's generation run, re-exported for the `bind!` macro, which imports it from
+/// here.
 pub use crate::frontend::generate_units;
 
 /// Why [`Builder::generate`] failed.
@@ -117,7 +117,9 @@ impl Builder {
         self
     }
 
-    /// Sets the compiler whose predefined symbols apply (`delphi12-win64`, `fpc-linux64`, ...).
+    /// Sets the compiler whose predefined symbols and type sizes apply (`delphi12-win64`,
+    /// `fpc-linux64`, ...). A name the parser does not know makes [`Builder::generate`] fail
+    /// with [`FrontendError::UnknownTarget`], which lists the known names.
     pub fn target(mut self, target: impl Into<String>) -> Builder {
         self.options.target = target.into();
         self
@@ -202,12 +204,7 @@ impl Builder {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-        let path = dir.join(name);
-        std::fs::write(&path, text).expect("write a test unit");
-        path
-    }
+    use crate::frontend::tests::write;
 
     const UNIT: &str = "unit Tiny;\ninterface\nuses McpAttributes;\n\
         /// <summary>Adds.</summary>\n[McpTool]\nfunction Add(A, B: Integer): Integer;\n\

@@ -343,10 +343,10 @@ pub fn generate_units(
     options: &ParseOptions,
     name: Option<&str>,
 ) -> Result<Run<Generated>, FrontendError> {
-    let loaded = load_units(paths, options)?;
-    let name = loaded.library_name(name);
-    let outcome = crate::generate(&loaded.db, &loaded.inputs(), &loaded.target, &name)?;
-    Ok(Run::new(loaded, outcome))
+    run_units(paths, options, name, |loaded, name| {
+        let inputs = loaded.inputs();
+        Ok(crate::generate(&loaded.db, &inputs, &loaded.target, name)?)
+    })
 }
 
 /// Parses the units of `paths` and builds their manifest (no stubs): `delphi-mcp manifest`.
@@ -355,9 +355,27 @@ pub fn manifest_units(
     options: &ParseOptions,
     name: Option<&str>,
 ) -> Result<Run<Manifest>, FrontendError> {
+    run_units(paths, options, name, |loaded, name| {
+        let inputs = loaded.inputs();
+        Ok(crate::manifest_of(
+            &loaded.db,
+            &inputs,
+            &loaded.target,
+            name,
+        ))
+    })
+}
+
+/// Loads the units of `paths` and runs `step` on them with the library name.
+fn run_units<T>(
+    paths: &[PathBuf],
+    options: &ParseOptions,
+    name: Option<&str>,
+    step: impl FnOnce(&LoadedUnits, &str) -> Result<Outcome<T>, FrontendError>,
+) -> Result<Run<T>, FrontendError> {
     let loaded = load_units(paths, options)?;
     let name = loaded.library_name(name);
-    let outcome = crate::manifest_of(&loaded.db, &loaded.inputs(), &loaded.target, &name);
+    let outcome = step(&loaded, &name)?;
     Ok(Run::new(loaded, outcome))
 }
 
@@ -399,10 +417,11 @@ pub fn write_changed(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    /// Writes a test file.
+    pub(crate) fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
         let path = dir.join(name);
         std::fs::write(&path, text).expect("write a test file");
         path
@@ -447,9 +466,14 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         std::fs::create_dir(dir.path().join("sub")).expect("sub folder");
         let names = ["Z", "A", "M", "C", "B"];
+        // Enough text for several parsing threads (on a machine with more than one core).
+        let padding = format!("{{{}}}\n", "x".repeat(BYTES_PER_THREAD as usize / 2));
         let mut files: Vec<PathBuf> = names
             .iter()
-            .map(|n| write(dir.path(), &format!("{n}.pas"), &UNIT.replace("Tiny", n)))
+            .map(|n| {
+                let text = padding.clone() + &UNIT.replace("Tiny", n);
+                write(dir.path(), &format!("{n}.pas"), &text)
+            })
             .collect();
         files.push(write(
             &dir.path().join("sub"),

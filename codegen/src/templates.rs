@@ -25,6 +25,14 @@ const FILES: &[TemplateFile] = &[
         include_str!("../../templates/pascal/tool.pas.j2"),
     ),
     (
+        "pascal/argument.pas.j2",
+        include_str!("../../templates/pascal/argument.pas.j2"),
+    ),
+    (
+        "pascal/result.pas.j2",
+        include_str!("../../templates/pascal/result.pas.j2"),
+    ),
+    (
         "pascal/McpExports.inc.j2",
         include_str!("../../templates/pascal/McpExports.inc.j2"),
     ),
