@@ -68,11 +68,6 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    // Unwrapped: target names, paths and commands in messages stay whole for copying (textwrap
-    // would break them at hyphens).
-    let _ = miette::set_hook(Box::new(|_| {
-        Box::new(miette::MietteHandlerOpts::new().wrap_lines(false).build())
-    }));
     let cli = Cli::parse_from(args);
     let outcome = match cli.command {
         Command::Inspect(args) => cmd::inspect::run(args),
