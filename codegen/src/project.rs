@@ -187,7 +187,7 @@ pub enum ProjectError {
     },
 }
 
-/// Pascal files of `dir` (not recursively) with one of `extensions`, unsorted.
+/// Files of `dir` (not recursively) with one of `extensions` (any case), unsorted.
 fn files_with_extensions(dir: &Path, extensions: &[&str]) -> std::io::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir)? {
