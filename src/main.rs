@@ -8,5 +8,6 @@
 static GLOBAL: delphi_mcp_parser::alloc::MiMalloc = delphi_mcp_parser::alloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
+    delphi_mcp::cmd::init_error_reports();
     delphi_mcp::run(std::env::args_os())
 }

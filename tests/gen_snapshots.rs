@@ -28,7 +28,7 @@ fn run(text: &str) -> (String, Option<delphi_mcp_codegen::Generated>) {
         unit: &unit,
         path: "Fixture.pas",
     }];
-    let outcome = delphi_mcp_codegen::generate(&db, &inputs, "delphi12-win64", "Fixture")
+    let outcome = delphi_mcp_codegen::generate(&db, &inputs, &Default::default(), "Fixture")
         .expect("templates render");
     for d in &outcome.diagnostics {
         rendered.push_str(&d.render(&db));

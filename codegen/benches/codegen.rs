@@ -46,8 +46,8 @@ fn bench(c: &mut Criterion) {
         unit: &unit,
         path: "Synthetic.pas",
     }];
-    let check =
-        delphi_mcp_codegen::generate(&db, &inputs, "delphi12-win64", "Synthetic").expect("renders");
+    let check = delphi_mcp_codegen::generate(&db, &inputs, &Default::default(), "Synthetic")
+        .expect("renders");
     assert_eq!(
         check.output.as_ref().map(|g| g.manifest.tools.len()),
         Some(TOOLS),
@@ -71,14 +71,14 @@ fn bench(c: &mut Criterion) {
     group.bench_function("manifest", |b| {
         b.iter(|| {
             let outcome =
-                delphi_mcp_codegen::manifest_of(&db, &inputs, "delphi12-win64", "Synthetic");
+                delphi_mcp_codegen::manifest_of(&db, &inputs, &Default::default(), "Synthetic");
             outcome
                 .output
                 .map(|m| delphi_mcp_codegen::schema::manifest_json(&m).len())
         })
     });
     group.bench_function("manifest_and_stubs", |b| {
-        b.iter(|| delphi_mcp_codegen::generate(&db, &inputs, "delphi12-win64", "Synthetic"))
+        b.iter(|| delphi_mcp_codegen::generate(&db, &inputs, &Default::default(), "Synthetic"))
     });
     group.finish();
 }

@@ -1,9 +1,5 @@
-//! The front end shared by every Rust-side user of the generator (the `bind!` proc-macro, build
-//! scripts through [`Builder`], the `cargo delphi-mcp` command), so that all of them accept and
-//! reject exactly the same units: [`load_units`] parses the units, [`generate_units`] runs
-//! [`crate::generate`] on them.
-//!
-//! [`Builder`] is the build-script API, in the style of prost-build:
+//! The build-script API, in the style of prost-build, on top of [`crate::frontend`] (so a build
+//! script accepts and rejects exactly what `delphi-mcp gen` and `bind!` do):
 //!
 //! ```no_run
 //! # fn main() -> Result<(), delphi_mcp_codegen::builder::BuildError> {
@@ -15,145 +11,10 @@
 //! # }
 //! ```
 
-use crate::{GenerateError, Generated, Outcome, UnitInput};
-use delphi_mcp_parser::{ast, Diagnostic, FileId, ParseOptions, SourceDb};
+use crate::frontend::{self, FrontendError};
+use crate::Generated;
+use delphi_mcp_parser::ParseOptions;
 use std::path::{Path, PathBuf};
-
-/// Parsed units, with the database their spans point into.
-#[derive(Debug)]
-pub struct LoadedUnits {
-    /// Every file read (units and includes).
-    pub db: SourceDb,
-    /// The units that parsed, each with its manifest path (relative to the deepest folder
-    /// holding all units, `/`-separated: what `delphi-mcp gen` writes into the manifest).
-    pub units: Vec<(ast::Unit, String)>,
-    /// Every parse diagnostic.
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-impl LoadedUnits {
-    /// The generator inputs.
-    pub fn inputs(&self) -> Vec<UnitInput<'_>> {
-        self.units
-            .iter()
-            .map(|(unit, path)| UnitInput { unit, path })
-            .collect()
-    }
-
-    /// Every file the parser read: units and the include files they pulled in.
-    pub fn files_read(&self) -> Vec<PathBuf> {
-        (0..self.db.len())
-            .map(|index| self.db.get(FileId(index as u32)).path.clone())
-            .collect()
-    }
-
-    /// The name of the first unit, the default library name.
-    pub fn first_unit_name(&self) -> Option<&str> {
-        self.units.first().map(|(unit, _)| unit.name.as_str())
-    }
-
-    /// Renders all diagnostics (rustc style, with file:line:col and snippets).
-    pub fn render(&self, diagnostics: &[Diagnostic]) -> String {
-        diagnostics.iter().map(|d| d.render(&self.db)).collect()
-    }
-}
-
-/// The deepest folder containing all `files`.
-fn common_dir(files: &[PathBuf]) -> PathBuf {
-    let mut base = files
-        .first()
-        .and_then(|f| f.parent())
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
-    while !files.iter().all(|f| f.starts_with(&base)) {
-        if !base.pop() {
-            break;
-        }
-    }
-    base
-}
-
-/// Parses `files` (in order), naming each relative to their common folder as `gen` does.
-pub fn load_units(files: &[PathBuf], options: &ParseOptions) -> LoadedUnits {
-    let absolute: Vec<PathBuf> = files
-        .iter()
-        .map(|f| std::path::absolute(f).unwrap_or_else(|_| f.clone()))
-        .collect();
-    let base = common_dir(&absolute);
-    let db = SourceDb::new();
-    let mut units = Vec::new();
-    let mut diagnostics = Vec::new();
-    for file in &absolute {
-        let result = delphi_mcp_parser::parse_file(&db, file, options);
-        diagnostics.extend(result.diagnostics);
-        if let Some(unit) = result.unit {
-            let relative = file.strip_prefix(&base).unwrap_or(file);
-            units.push((unit, relative.to_string_lossy().replace('\\', "/")));
-        }
-    }
-    LoadedUnits {
-        db,
-        units,
-        diagnostics,
-    }
-}
-
-/// A generation run over unit files: the parsed units, the outcome and all diagnostics.
-#[derive(Debug)]
-pub struct Run {
-    /// The parsed units.
-    pub loaded: LoadedUnits,
-    /// The generated files; `None` when a diagnostic is an error.
-    pub output: Option<Generated>,
-    /// Parse and generation diagnostics, parse diagnostics first.
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-impl Run {
-    /// True when a diagnostic is an error.
-    pub fn failed(&self) -> bool {
-        self.output.is_none() || self.diagnostics.iter().any(Diagnostic::is_error)
-    }
-}
-
-/// Parses `files` and generates the manifest and stubs; `name` defaults to the first unit's
-/// name. The same steps as `delphi-mcp gen`.
-pub fn generate_units(
-    files: &[PathBuf],
-    options: &ParseOptions,
-    name: Option<&str>,
-) -> Result<Run, GenerateError> {
-    let loaded = load_units(files, options);
-    let name = name
-        .map(str::to_string)
-        .or_else(|| loaded.first_unit_name().map(str::to_string))
-        .unwrap_or_else(|| "Tools".to_string());
-    let Outcome {
-        output,
-        diagnostics: generate_diagnostics,
-    } = crate::generate(&loaded.db, &loaded.inputs(), &options.target, &name)?;
-    let mut diagnostics: Vec<Diagnostic> = Vec::new();
-    // The parser may report one problem once per pass over a file; show it once.
-    for diagnostic in loaded
-        .diagnostics
-        .iter()
-        .cloned()
-        .chain(generate_diagnostics)
-    {
-        if !diagnostics
-            .iter()
-            .any(|d| d.span == diagnostic.span && d.message == diagnostic.message)
-        {
-            diagnostics.push(diagnostic);
-        }
-    }
-    let output = output.filter(|_| !diagnostics.iter().any(Diagnostic::is_error));
-    Ok(Run {
-        loaded,
-        output,
-        diagnostics,
-    })
-}
 
 /// Why [`Builder::generate`] failed.
 #[derive(Debug, thiserror::Error)]
@@ -172,17 +33,10 @@ pub enum BuildError {
         /// All diagnostics, rendered.
         rendered: String,
     },
-    /// A template failed to render.
+    /// The units could not be read (an unknown target, a folder that cannot be listed), a
+    /// template failed or a generated file could not be written.
     #[error("delphi-mcp: {0}")]
-    Generate(#[from] GenerateError),
-    /// A generated file could not be written.
-    #[error("delphi-mcp: cannot write {path}: {source}")]
-    Write {
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
+    Frontend(#[from] FrontendError),
 }
 
 /// What [`Builder::generate`] wrote.
@@ -259,7 +113,9 @@ impl Builder {
         self
     }
 
-    /// Sets the compiler whose predefined symbols apply (`delphi12-win64`, `fpc-linux64`, ...).
+    /// Sets the compiler whose predefined symbols and type sizes apply (`delphi12-win64`,
+    /// `fpc-linux64`, ...). A name the parser does not know makes [`Builder::generate`] fail
+    /// with [`FrontendError::UnknownTarget`], which lists the known names.
     pub fn target(mut self, target: impl Into<String>) -> Builder {
         self.options.target = target.into();
         self
@@ -306,7 +162,7 @@ impl Builder {
                 .map(PathBuf::from)
                 .ok_or(BuildError::NoOutDir)?,
         };
-        let run = generate_units(&self.units, &self.options, self.name.as_deref())?;
+        let run = frontend::generate_units(&self.units, &self.options, self.name.as_deref())?;
         let files_read = run.loaded.files_read();
         if self.cargo_directives {
             // Also the units that could not be read: creating them must rerun the script.
@@ -314,55 +170,37 @@ impl Builder {
                 println!("cargo:rerun-if-changed={}", path.display());
             }
         }
-        let errors = run.diagnostics.iter().filter(|d| d.is_error()).count();
-        let Some(generated) = run.output.filter(|_| errors == 0) else {
+        let rendered = run.rendered();
+        let Some(generated) = run.output else {
             return Err(BuildError::Diagnostics {
-                errors: errors.max(1),
-                rendered: run.loaded.render(&run.diagnostics),
+                errors: run
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.is_error())
+                    .count()
+                    .max(1),
+                rendered,
             });
         };
-        let warnings = run.loaded.render(&run.diagnostics);
         if self.cargo_directives {
-            for line in warnings.lines().filter(|l| l.starts_with("warning: ")) {
+            for line in rendered.lines().filter(|l| l.starts_with("warning: ")) {
                 println!("cargo:warning=delphi-mcp: {}", &line["warning: ".len()..]);
             }
         }
-        write_changed(&out_dir, &generated)?;
+        frontend::write_changed(&out_dir, &generated.files)?;
         Ok(Built {
             generated,
             out_dir,
             files_read,
-            warnings,
+            warnings: rendered,
         })
     }
-}
-
-/// Writes the generated files whose content differs from what `dir` holds.
-fn write_changed(dir: &Path, generated: &Generated) -> Result<(), BuildError> {
-    let fail = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| BuildError::Write { path, source }
-    };
-    std::fs::create_dir_all(dir).map_err(fail(dir))?;
-    for (name, text) in &generated.files {
-        let path = dir.join(name);
-        if std::fs::read(&path).is_ok_and(|bytes| bytes == text.as_bytes()) {
-            continue;
-        }
-        std::fs::write(&path, text).map_err(fail(&path))?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-        let path = dir.join(name);
-        std::fs::write(&path, text).expect("write a test unit");
-        path
-    }
+    use crate::frontend::tests::write;
 
     const UNIT: &str = "unit Tiny;\ninterface\nuses McpAttributes;\n\
         /// <summary>Adds.</summary>\n[McpTool]\nfunction Add(A, B: Integer): Integer;\n\
@@ -412,6 +250,25 @@ mod tests {
         let text = error.to_string();
         assert!(text.contains("Bad.pas:4:"), "{text}");
         assert!(!dir.path().join("out").exists());
+    }
+
+    #[test]
+    fn an_unknown_target_is_a_typed_error() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let unit = write(dir.path(), "Tiny.pas", UNIT);
+        let result = Builder::new()
+            .unit(&unit)
+            .target("delphi99-win64")
+            .out_dir(dir.path().join("out"))
+            .cargo_directives(false)
+            .generate();
+        assert!(
+            matches!(
+                result,
+                Err(BuildError::Frontend(FrontendError::UnknownTarget(_)))
+            ),
+            "{result:?}"
+        );
     }
 
     #[test]

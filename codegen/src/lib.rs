@@ -5,19 +5,27 @@
 //! resolves their types through the type table ([`types`]); [`schema::build_manifest`] derives
 //! the manifest with the JSON schemas; [`pascal::render_stubs`] renders the Pascal exports unit
 //! and include. [`generate`] runs all three.
+//!
+//! Around it: [`frontend`] reads unit files into that pipeline (the one front end of the CLI,
+//! build scripts through [`Builder`] and the `bind!` macro), [`project`] builds a library
+//! project with Free Pascal, and [`templates`] holds every template of `templates/`.
 
 #![warn(missing_docs)]
 
 pub mod builder;
+pub mod frontend;
 pub mod model;
 pub mod pascal;
+pub mod project;
 pub mod resolve;
 pub mod schema;
+pub mod templates;
 pub mod types;
 
 use delphi_mcp_manifest::Manifest;
 use delphi_mcp_parser::{Diagnostic, SourceDb};
 use std::collections::BTreeMap;
+use types::Target;
 
 pub use builder::Builder;
 pub use model::UnitInput;
@@ -49,14 +57,14 @@ pub struct Outcome<T> {
 pub enum GenerateError {
     /// A template failed to render.
     #[error(transparent)]
-    Render(#[from] pascal::RenderError),
+    Render(#[from] templates::RenderError),
 }
 
 /// Builds the manifest of `inputs` (no stubs).
 pub fn manifest_of(
     db: &SourceDb,
     inputs: &[UnitInput<'_>],
-    target: &str,
+    target: &Target,
     name: &str,
 ) -> Outcome<Manifest> {
     let outcome = model::build_model(db, inputs, target);
@@ -71,7 +79,7 @@ pub fn manifest_of(
 pub fn generate(
     db: &SourceDb,
     inputs: &[UnitInput<'_>],
-    target: &str,
+    target: &Target,
     name: &str,
 ) -> Result<Outcome<Generated>, GenerateError> {
     let outcome = model::build_model(db, inputs, target);
@@ -86,16 +94,11 @@ pub fn generate(
     let stubs = pascal::render_stubs(&outcome.model, &manifest)?;
     let mut files = BTreeMap::new();
     files.insert(MANIFEST_FILE.to_string(), json);
-    files.insert("McpExports.pas".to_string(), stubs.exports_unit);
-    files.insert("McpExports.inc".to_string(), stubs.exports_include);
-    files.insert(
-        "McpRuntime.pas".to_string(),
-        pascal::RUNTIME_UNIT.to_string(),
-    );
-    files.insert(
-        "McpAttributes.pas".to_string(),
-        pascal::ATTRIBUTES_UNIT.to_string(),
-    );
+    files.insert(pascal::EXPORTS_UNIT.to_string(), stubs.exports_unit);
+    files.insert(pascal::EXPORTS_INCLUDE.to_string(), stubs.exports_include);
+    for unit in pascal::SUPPORT_UNITS {
+        files.insert(unit.to_string(), pascal::support_unit(unit).to_string());
+    }
     Ok(Outcome {
         output: Some(Generated { manifest, files }),
         diagnostics: outcome.diagnostics,
@@ -295,7 +298,8 @@ mod tests {
             unit: &unit,
             path: "AbiFixture.pas",
         }];
-        let outcome = generate(&kit.db, &inputs, "delphi12-win64", "AbiFixture").expect("renders");
+        let outcome =
+            generate(&kit.db, &inputs, &types::Target::default(), "AbiFixture").expect("renders");
         let errors: Vec<_> = outcome
             .diagnostics
             .iter()

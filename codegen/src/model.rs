@@ -141,12 +141,12 @@ struct ClassInfo<'a> {
 }
 
 /// Builds the tool model of `inputs` for `target`, collecting every diagnostic.
-pub fn build_model(db: &SourceDb, inputs: &[UnitInput<'_>], target: &str) -> ModelOutcome {
+pub fn build_model(db: &SourceDb, inputs: &[UnitInput<'_>], target: &Target) -> ModelOutcome {
     let units: Vec<&ast::Unit> = inputs.iter().map(|i| i.unit).collect();
     let mut builder = Builder {
         db,
         inputs,
-        env: TypeEnv::new(&units, Target::parse(target)),
+        env: TypeEnv::new(&units, target.clone()),
         diagnostics: Vec::new(),
         tools: Vec::new(),
     };
@@ -157,7 +157,7 @@ pub fn build_model(db: &SourceDb, inputs: &[UnitInput<'_>], target: &str) -> Mod
     tools.sort_by(|a, b| a.name.cmp(&b.name));
     ModelOutcome {
         model: Model {
-            target: target.to_string(),
+            target: target.name.clone(),
             units: inputs.iter().map(|i| i.unit.name.to_string()).collect(),
             tools,
         },

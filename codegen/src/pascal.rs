@@ -1,28 +1,29 @@
 //! Rendering of the Pascal side: the exports unit, the exports include, the library project
-//! skeleton (minijinja templates in `templates/pascal/`) and the fixed units copied verbatim.
+//! skeleton (templates in `templates/pascal/`, through [`crate::templates`]) and the fixed
+//! units copied verbatim.
 
 use crate::model::{Model, Tool};
 use crate::resolve::{Conv, Resolved};
 use crate::schema::export_symbol;
+use crate::templates::{self, RenderError};
 use delphi_mcp_manifest::Manifest;
+use minijinja::context;
 use minijinja::value::Serde;
-use minijinja::{context, Environment};
 use serde::Serialize;
 
-/// The fixed support unit of the stubs (`McpRuntime.pas`).
-pub const RUNTIME_UNIT: &str = include_str!("../../templates/pascal/McpRuntime.pas");
-/// The attribute classes users compile their annotated units with (`McpAttributes.pas`).
-pub const ATTRIBUTES_UNIT: &str = include_str!("../../templates/pascal/McpAttributes.pas");
+/// The generated exports unit.
+pub const EXPORTS_UNIT: &str = "McpExports.pas";
+/// The generated include with the `exports` clause, for the library file.
+pub const EXPORTS_INCLUDE: &str = "McpExports.inc";
 
-const EXPORTS_UNIT_TEMPLATE: &str = include_str!("../../templates/pascal/McpExports.pas.j2");
-const TOOL_TEMPLATE: &str = include_str!("../../templates/pascal/tool.pas.j2");
-const EXPORTS_INCLUDE_TEMPLATE: &str = include_str!("../../templates/pascal/McpExports.inc.j2");
-const LIBRARY_TEMPLATE: &str = include_str!("../../templates/pascal/library.dpr.j2");
+/// The fixed units written next to the stubs, copied verbatim from `templates/pascal/`: the
+/// support unit of the stubs and the attribute classes users compile their annotated units with.
+pub const SUPPORT_UNITS: [&str; 2] = ["McpRuntime.pas", "McpAttributes.pas"];
 
-/// Errors of rendering (a template bug, never user input).
-#[derive(Debug, thiserror::Error)]
-#[error("rendering the Pascal stubs failed: {0}")]
-pub struct RenderError(#[from] minijinja::Error);
+/// The text of a fixed unit of [`SUPPORT_UNITS`].
+pub fn support_unit(file: &str) -> &'static str {
+    templates::verbatim(&format!("pascal/{file}")).unwrap_or_default()
+}
 
 #[derive(Serialize)]
 struct ParamCtx {
@@ -189,20 +190,6 @@ fn manifest_bytes(json: &str) -> String {
     out
 }
 
-fn environment() -> Result<Environment<'static>, RenderError> {
-    let mut env = Environment::new();
-    env.set_syntax(
-        minijinja::syntax::SyntaxConfig::builder()
-            .keep_trailing_newline(true)
-            .build()?,
-    );
-    env.add_template("McpExports.pas.j2", EXPORTS_UNIT_TEMPLATE)?;
-    env.add_template("tool.pas.j2", TOOL_TEMPLATE)?;
-    env.add_template("McpExports.inc.j2", EXPORTS_INCLUDE_TEMPLATE)?;
-    env.add_template("library.dpr.j2", LIBRARY_TEMPLATE)?;
-    Ok(env)
-}
-
 /// A UTF-8 byte-order mark when `text` is not ASCII (Delphi reads BOM-less files as ANSI).
 fn with_bom(text: String) -> String {
     if text.is_ascii() {
@@ -223,7 +210,6 @@ pub struct PascalFiles {
 
 /// Renders the exports unit and include of `model`, embedding `manifest` (as compact JSON).
 pub fn render_stubs(model: &Model, manifest: &Manifest) -> Result<PascalFiles, RenderError> {
-    let env = environment()?;
     let tools: Vec<ToolCtx> = model
         .tools
         .iter()
@@ -239,12 +225,15 @@ pub fn render_stubs(model: &Model, manifest: &Manifest) -> Result<PascalFiles, R
     };
     // The embedded copy is compact: it is read by programs only.
     let compact = serde_json::to_string(manifest).unwrap_or_default();
-    let exports_unit = env.get_template("McpExports.pas.j2")?.render(context! {
-        manifest_len => compact.len(),
-        manifest_bytes => manifest_bytes(&compact),
-        ..common.clone()
-    })?;
-    let exports_include = env.get_template("McpExports.inc.j2")?.render(common)?;
+    let exports_unit = templates::render(
+        "pascal/McpExports.pas.j2",
+        context! {
+            manifest_len => compact.len(),
+            manifest_bytes => manifest_bytes(&compact),
+            ..common.clone()
+        },
+    )?;
+    let exports_include = templates::render("pascal/McpExports.inc.j2", common)?;
     Ok(PascalFiles {
         exports_unit: with_bom(exports_unit),
         exports_include: with_bom(exports_include),
@@ -267,14 +256,16 @@ pub fn render_library(
     units: &[LibraryUnit],
     generated_dir: &str,
 ) -> Result<String, RenderError> {
-    let env = environment()?;
-    let text = env.get_template("library.dpr.j2")?.render(context! {
-        generator => format!("delphi-mcp {}", env!("CARGO_PKG_VERSION")),
-        library_name => library_name,
-        units => Serde(units),
-        generated_dir => generated_dir,
-        bom => "",
-    })?;
+    let text = templates::render(
+        "pascal/library.dpr.j2",
+        context! {
+            generator => format!("delphi-mcp {}", env!("CARGO_PKG_VERSION")),
+            library_name => library_name,
+            units => Serde(units),
+            generated_dir => generated_dir,
+            bom => "",
+        },
+    )?;
     Ok(with_bom(text))
 }
 

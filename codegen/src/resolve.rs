@@ -136,8 +136,8 @@ impl<'a> TypeEnv<'a> {
     }
 
     /// The target sizes are taken from.
-    pub fn target(&self) -> Target {
-        self.target
+    pub fn target(&self) -> &Target {
+        &self.target
     }
 
     /// Finds a type declared in a parsed unit: `home` unit first, then the others. A dotted
@@ -506,7 +506,7 @@ mod tests {
             "  A = 10;\n  C = B * 2;\n  D = U1.A;\n  X = Y;\n  Y = X;",
         );
         let u1 = parse(&db, "U1", "  A = 1;\n  B = A + 1;");
-        let env = TypeEnv::new(&[&u0, &u1], Target::parse("delphi12-win64"));
+        let env = TypeEnv::new(&[&u0, &u1], Target::default());
         // `B` is only in U1, and its `A` is U1's.
         assert_eq!(env.eval(value(&u0, "C"), 0), Some(ConstValue::Int(4)));
         // The home unit's constant wins over another unit's of the same name.

@@ -6,77 +6,22 @@
 
 use delphi_mcp_manifest::{DateTimePart, NumberRepr, StringRepr, ValueType};
 
-/// The compiler and platform the units are read for (`delphi12-win64`, `fpc-linux64`, ...).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Target {
-    /// Free Pascal rather than Delphi.
-    pub fpc: bool,
-    /// The operating system family.
-    pub os: TargetOs,
-    /// Pointer size in bytes (4 or 8).
-    pub pointer_size: u8,
-}
+/// The compiler target the units are read for: the parser's, so that `{$IFDEF}`, `SizeOf` and
+/// the sizes of the type table come from one table (`delphi_mcp_parser::target`).
+pub use delphi_mcp_parser::target::Target;
 
-/// Operating system families that change type sizes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TargetOs {
-    /// Windows.
-    Windows,
-    /// Linux, Android and other Unix-likes.
-    Linux,
-    /// macOS and iOS.
-    MacOs,
-}
-
-impl Target {
-    /// Reads a target name such as `delphi12-win64`, `delphi11-linux64` or `fpc-linux64`.
-    /// Unknown parts fall back to Delphi, Windows, 64-bit.
-    pub fn parse(name: &str) -> Target {
-        let lower = name.to_ascii_lowercase();
-        let fpc = lower.starts_with("fpc");
-        let os = if lower.contains("linux") || lower.contains("android") {
-            TargetOs::Linux
-        } else if lower.contains("mac") || lower.contains("osx") || lower.contains("ios") {
-            TargetOs::MacOs
-        } else {
-            TargetOs::Windows
-        };
-        let pointer_size = if lower.ends_with("32") { 4 } else { 8 };
-        Target {
-            fpc,
-            os,
-            pointer_size,
-        }
-    }
-
-    /// Size in bytes of `LongInt`/`LongWord`: 8 on Delphi's 64-bit non-Windows targets, else 4.
-    pub fn long_size(&self) -> u8 {
-        if !self.fpc && self.os != TargetOs::Windows && self.pointer_size == 8 {
-            8
-        } else {
-            4
-        }
-    }
-
-    /// Size in bytes of `Extended`.
-    pub fn extended_size(&self) -> u8 {
-        match (self.fpc, self.os, self.pointer_size) {
-            (true, _, _) => 10,
-            (false, TargetOs::Windows, 8) => 8,
-            (false, TargetOs::Windows, _) => 10,
-            (false, _, _) => 16,
-        }
-    }
-
-    /// The targets the type table documents sizes for, with their column titles.
-    pub fn documented() -> [(&'static str, Target); 4] {
-        [
-            ("Delphi Win32", Target::parse("delphi12-win32")),
-            ("Delphi Win64", Target::parse("delphi12-win64")),
-            ("Delphi Linux64/macOS64", Target::parse("delphi12-linux64")),
-            ("FPC x86_64", Target::parse("fpc-linux64")),
-        ]
-    }
+/// The targets the type table documents sizes for, with their column titles.
+pub fn documented_targets() -> Vec<(&'static str, Target)> {
+    [
+        ("Delphi Win32", "delphi12-win32"),
+        ("Delphi Win64", "delphi12-win64"),
+        ("Delphi Linux64/macOS64", "delphi12-linux64"),
+        ("FPC x86_64", "fpc-linux64"),
+    ]
+    .into_iter()
+    // Every name is in the parser's table; `docs/types.md`'s test would show a missing one.
+    .filter_map(|(title, name)| Some((title, delphi_mcp_parser::target::lookup(name).ok()?)))
+    .collect()
 }
 
 /// How big an integer type is.
@@ -86,17 +31,17 @@ pub enum IntSize {
     Fixed(u8),
     /// The pointer size of the target.
     Pointer,
-    /// `LongInt`/`LongWord`: [`Target::long_size`].
+    /// `LongInt`/`LongWord`: [`Target::long_size`] bytes.
     Long,
 }
 
 impl IntSize {
     /// Bytes on `target`.
-    pub fn bytes(self, target: &Target) -> u8 {
+    pub fn bytes(self, target: &Target) -> u32 {
         match self {
-            IntSize::Fixed(n) => n,
+            IntSize::Fixed(n) => n.into(),
             IntSize::Pointer => target.pointer_size,
-            IntSize::Long => target.long_size(),
+            IntSize::Long => target.long_size,
         }
     }
 }
@@ -199,8 +144,8 @@ pub fn lookup_builtin(name: &str) -> Option<&'static BuiltinRow> {
 pub const CP_ACP: u16 = 0;
 
 /// Integer bounds of `size` bytes.
-pub fn int_bounds(signed: bool, bytes: u8) -> (i128, i128) {
-    let bits = u32::from(bytes) * 8;
+pub fn int_bounds(signed: bool, bytes: u32) -> (i128, i128) {
+    let bits = bytes * 8;
     if signed {
         (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
     } else {
@@ -233,15 +178,15 @@ impl Builtin {
     }
 
     /// Size in bytes on `target` (strings: the size of the reference).
-    pub fn size(self, target: &Target) -> u16 {
+    pub fn size(self, target: &Target) -> u32 {
         match self {
-            Builtin::Int { size, .. } => size.bytes(target).into(),
+            Builtin::Int { size, .. } => size.bytes(target),
             Builtin::Float(NumberRepr::Single) => 4,
-            Builtin::Float(NumberRepr::Extended) => target.extended_size().into(),
+            Builtin::Float(NumberRepr::Extended) => target.extended_size,
             Builtin::Float(_) | Builtin::DateTime(_) => 8,
             Builtin::Bool => 1,
             Builtin::Str(StrKind::Short) => 256,
-            Builtin::Str(_) => target.pointer_size.into(),
+            Builtin::Str(_) => target.pointer_size,
             Builtin::Char { wide: true } => 2,
             Builtin::Char { wide: false } => 1,
         }
@@ -475,9 +420,9 @@ pub fn render_types_doc() -> String {
          (checked on integers, never through floating point) and shown for the default target\n\
          `delphi12-win64`; sizes differ per target as listed.\n\n",
     );
-    let win64 = Target::parse("delphi12-win64");
+    let win64 = Target::default();
     out.push_str("## Built-in types\n\n| Delphi | JSON Schema | ABI | ");
-    let targets = Target::documented();
+    let targets = documented_targets();
     for (title, _) in &targets {
         let _ = write!(out, "{title} | ");
     }
@@ -552,7 +497,7 @@ mod tests {
 
     #[test]
     fn integer_bounds_are_exact() {
-        let t = Target::parse("delphi12-win64");
+        let t = Target::default();
         let uint64 = lookup_builtin("UInt64").map(|r| r.builtin.value_type(&t));
         assert_eq!(
             uint64,
@@ -571,16 +516,20 @@ mod tests {
     }
 
     #[test]
-    fn sizes_follow_the_target() {
-        let linux = Target::parse("delphi12-linux64");
-        let win32 = Target::parse("delphi12-win32");
-        let fpc = Target::parse("fpc-linux64");
+    fn sizes_follow_the_target() -> Result<(), delphi_mcp_parser::target::UnknownTarget> {
+        use delphi_mcp_parser::target::lookup;
+        let linux = lookup("delphi12-linux64")?;
+        let win32 = lookup("delphi12-win32")?;
+        let fpc = lookup("fpc-linux64")?;
+        let extended = Builtin::Float(NumberRepr::Extended);
         assert_eq!(IntSize::Long.bytes(&linux), 8);
         assert_eq!(IntSize::Long.bytes(&fpc), 4);
         assert_eq!(IntSize::Pointer.bytes(&win32), 4);
-        assert_eq!(Target::parse("delphi12-win64").extended_size(), 8);
-        assert_eq!(linux.extended_size(), 16);
-        assert_eq!(fpc.extended_size(), 10);
+        assert_eq!(extended.size(&Target::default()), 8);
+        assert_eq!(extended.size(&linux), 16);
+        assert_eq!(extended.size(&fpc), 10);
+        assert_eq!(documented_targets().len(), 4);
+        Ok(())
     }
 
     #[test]

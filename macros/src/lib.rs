@@ -8,7 +8,7 @@
 //!   `delphi-mcp gen` wrote; it needs only the contract crate `delphi-mcp-manifest`;
 //! - `bind!("delphi/Calc.pas", name = "Calc")` (feature `units`, on by default; `bind-units` of
 //!   the runtime) reads the units with the same front end as the command line
-//!   (`delphi_mcp_codegen::builder::generate_units`), so it accepts exactly what `delphi-mcp
+//!   (`delphi_mcp_codegen::frontend::generate_units`), so it accepts exactly what `delphi-mcp
 //!   gen` accepts; every diagnostic becomes one compile error at the macro call, quoting the
 //!   Pascal file:line:col and the reason.
 //!

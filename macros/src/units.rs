@@ -3,7 +3,7 @@
 
 use crate::expand::Bound;
 use crate::input::BindInput;
-use delphi_mcp_codegen::builder::generate_units;
+use delphi_mcp_codegen::frontend::generate_units;
 use delphi_mcp_parser::ParseOptions;
 use proc_macro2::Span;
 use quote::quote;

@@ -10,6 +10,7 @@
 static GLOBAL: delphi_mcp_parser::alloc::MiMalloc = delphi_mcp_parser::alloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
+    delphi_mcp::cmd::init_error_reports();
     let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args.get(1).is_some_and(|a| a == "delphi-mcp") {
         args.remove(1);

@@ -1,5 +1,10 @@
-//! Options shared by the commands that read Pascal sources.
+//! Options and output shared by the commands that read Pascal sources.
 
+use delphi_mcp_codegen::frontend::Run;
+use delphi_mcp_codegen::project::{self, ProjectBuild, ProjectError};
+use delphi_mcp_parser::target::DEFAULT_TARGET;
+use delphi_mcp_parser::ParseOptions;
+use miette::IntoDiagnostic;
 use std::path::PathBuf;
 
 /// How to read the units: symbols, include folders, compiler target, code page.
@@ -15,8 +20,8 @@ pub struct SourceArgs {
     #[arg(short = 'I', long = "include", value_name = "DIR")]
     pub include_dirs: Vec<PathBuf>,
     /// Compiler whose predefined symbols apply: delphi12-win64 (default), delphi12-win32,
-    /// delphi12-linux64, fpc-linux64, ...
-    #[arg(long, value_name = "TARGET", default_value = "delphi12-win64")]
+    /// delphi12-linux64, fpc-linux64, ... (an unknown name lists the known ones).
+    #[arg(long, value_name = "TARGET", default_value = DEFAULT_TARGET)]
     pub target: String,
     /// Code page of files without a BOM that are not valid UTF-8 (default 1252).
     #[arg(long, value_name = "N")]
@@ -25,9 +30,9 @@ pub struct SourceArgs {
 
 impl SourceArgs {
     /// The parser options these arguments select.
-    pub fn parse_options(&self) -> delphi_mcp_parser::ParseOptions {
-        let defaults = delphi_mcp_parser::ParseOptions::default();
-        delphi_mcp_parser::ParseOptions {
+    pub fn parse_options(&self) -> ParseOptions {
+        let defaults = ParseOptions::default();
+        ParseOptions {
             target: self.target.clone(),
             defines: self.defines.clone(),
             undefines: self.undefines.clone(),
@@ -37,37 +42,44 @@ impl SourceArgs {
     }
 }
 
-/// Extensions of the Pascal files a folder argument is searched for.
-pub const PASCAL_EXTENSIONS: &[&str] = &["pas", "dpr", "dpk", "lpr"];
+/// Prints the diagnostics of `run` on stderr, then the number of errors when there are any
+/// (the run then has no output).
+pub fn report<T>(run: &Run<T>) {
+    eprint!("{}", run.rendered());
+    if run.failed() {
+        print_error_count(run.errors().max(1));
+    }
+}
 
-/// The files named by `paths`: files as given, folders searched recursively for
-/// [`PASCAL_EXTENSIONS`]; sorted, without duplicates.
-pub fn collect_sources(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
-    fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-        for entry in std::fs::read_dir(dir)? {
-            let path = entry?.path();
-            if path.is_dir() {
-                walk(&path, out)?;
-            } else if path
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| PASCAL_EXTENSIONS.iter().any(|x| e.eq_ignore_ascii_case(x)))
-            {
-                out.push(path);
+fn print_error_count(errors: usize) {
+    eprintln!(
+        "error: {errors} error{} found; nothing was generated",
+        if errors == 1 { "" } else { "s" }
+    );
+}
+
+/// Builds a project folder (`build`, `serve DIR`): its notes, the diagnostics of its units and
+/// the compiler's output go to stderr; returns the library's path.
+pub fn build_project(build: &ProjectBuild) -> miette::Result<PathBuf> {
+    match project::build_project(build) {
+        Ok(built) => {
+            for note in &built.notes {
+                eprintln!("{note}");
             }
+            Ok(built.library)
         }
-        Ok(())
-    }
-    let mut out = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            walk(path, &mut out)
-                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-        } else {
-            out.push(path.clone());
+        Err(error) => {
+            match &error {
+                ProjectError::Diagnostics {
+                    errors, rendered, ..
+                } => {
+                    eprint!("{rendered}");
+                    print_error_count(*errors);
+                }
+                ProjectError::FpcFailed { output, .. } => eprint!("{output}"),
+                _ => {}
+            }
+            Err(error).into_diagnostic()
         }
     }
-    out.sort();
-    out.dedup();
-    Ok(out)
 }

@@ -4,13 +4,14 @@
 //! of the files. By default a readable outline goes to stdout and diagnostics to stderr; with
 //! `--json` one JSON document (described in `docs/inspect.md`) goes to stdout.
 
-use super::common::{collect_sources, SourceArgs};
+use super::common::SourceArgs;
+use delphi_mcp_codegen::frontend::{self, LoadedFile, LoadedUnits};
 use delphi_mcp_parser::ast::{
     self, Attribute, Decl, Member, Param, ParamMode, Routine, RoutineKind, TypeDef, TypeRef,
     Visibility,
 };
-use delphi_mcp_parser::{parse_file, Diagnostic, ParseResult, SourceDb};
-use rayon::prelude::*;
+use delphi_mcp_parser::{Diagnostic, SourceDb};
+use miette::IntoDiagnostic;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -30,39 +31,66 @@ pub struct Args {
     pub source: SourceArgs,
 }
 
+/// Extensions of the Pascal files a folder argument is searched for.
+pub const PASCAL_EXTENSIONS: &[&str] = &["pas", "dpr", "dpk", "lpr"];
+
+/// The files named by `paths`: files as given, folders searched recursively for
+/// [`PASCAL_EXTENSIONS`]; sorted, without duplicates. (Unlike the unit folders of `gen`, this
+/// also lists programs, packages and the generated units: inspect shows whatever is there.)
+pub fn collect_sources(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        for entry in std::fs::read_dir(dir)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                walk(&path, out)?;
+            } else if path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| PASCAL_EXTENSIONS.iter().any(|x| e.eq_ignore_ascii_case(x)))
+            {
+                out.push(path);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            walk(path, &mut out)
+                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        } else {
+            out.push(path.clone());
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
 /// Runs the command: exit code 1 when any file has an error.
 pub fn run(args: Args) -> miette::Result<ExitCode> {
-    let files = collect_sources(&args.paths).map_err(|e| miette::miette!("{e}"))?;
+    let files = collect_sources(&args.paths).into_diagnostic()?;
     if files.is_empty() {
         return Err(miette::miette!(
             "no Pascal files (.pas, .dpr, .dpk, .lpr) found in the given paths"
         ));
     }
-    let opts = args.source.parse_options();
-    let db = SourceDb::new();
-    let results: Vec<ParseResult> = files
-        .par_iter()
-        .map(|f| parse_file(&db, f, &opts))
-        .collect();
-    let failed = results.iter().any(ParseResult::has_errors);
+    let loaded = frontend::load_files(&files, &args.source.parse_options()).into_diagnostic()?;
     if args.json {
-        let doc = json_document(&db, &files, &results);
-        let mut text = serde_json::to_string_pretty(&doc).map_err(|e| miette::miette!("{e}"))?;
+        let doc = json_document(&loaded);
+        let mut text = serde_json::to_string_pretty(&doc).into_diagnostic()?;
         text.push('\n');
         write_stdout(&text)?;
     } else {
         let mut out = String::new();
-        for (path, result) in files.iter().zip(&results) {
-            outline(&mut out, path, result);
+        for file in &loaded.files {
+            outline(&mut out, file);
         }
         write_stdout(&out)?;
-        for result in &results {
-            for d in &result.diagnostics {
-                eprint!("{}", d.render(&db));
-            }
-        }
+        let diagnostics: Vec<Diagnostic> = loaded.diagnostics().cloned().collect();
+        eprint!("{}", loaded.render(&diagnostics));
     }
-    Ok(if failed {
+    Ok(if loaded.has_errors() {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
@@ -72,16 +100,16 @@ pub fn run(args: Args) -> miette::Result<ExitCode> {
 // ------------------------------------------------------------------------ JSON
 
 /// The `--json` document.
-pub fn json_document(db: &SourceDb, files: &[PathBuf], results: &[ParseResult]) -> Value {
-    let entries: Vec<Value> = files
+pub fn json_document(loaded: &LoadedUnits) -> Value {
+    let entries: Vec<Value> = loaded
+        .files
         .iter()
-        .zip(results)
-        .map(|(path, r)| {
+        .map(|f| {
             json!({
-                "path": path.display().to_string(),
-                "fileId": r.file.map(|f| f.0),
-                "unit": r.unit.as_ref().map(|u| serde_json::to_value(u).unwrap_or(Value::Null)),
-                "diagnostics": r.diagnostics.iter().map(|d| diagnostic_json(db, d)).collect::<Vec<_>>(),
+                "path": f.path.display().to_string(),
+                "fileId": f.file.map(|id| id.0),
+                "unit": f.unit.as_ref().map(|u| serde_json::to_value(u).unwrap_or(Value::Null)),
+                "diagnostics": f.diagnostics.iter().map(|d| diagnostic_json(&loaded.db, d)).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -115,9 +143,10 @@ fn diagnostic_json(db: &SourceDb, d: &Diagnostic) -> Value {
 
 // ------------------------------------------------------------------------ outline
 
-fn outline(out: &mut String, path: &std::path::Path, result: &ParseResult) {
-    let errors = result.diagnostics.iter().filter(|d| d.is_error()).count();
-    let Some(unit) = &result.unit else {
+fn outline(out: &mut String, file: &LoadedFile) {
+    let path = &file.path;
+    let errors = file.diagnostics.iter().filter(|d| d.is_error()).count();
+    let Some(unit) = &file.unit else {
         let _ = writeln!(out, "{}: not parsed ({errors} errors)", path.display());
         return;
     };

@@ -1,7 +1,7 @@
 //! `delphi-mcp manifest`: print (or write) the tool manifest of annotated units.
 
-use crate::cmd::common::SourceArgs;
-use crate::cmd::gen::{library_name, load_units, report};
+use crate::cmd::common::{report, SourceArgs};
+use delphi_mcp_codegen::{frontend, schema};
 use miette::IntoDiagnostic;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -26,17 +26,14 @@ pub struct Args {
 
 /// Runs the command.
 pub fn run(args: Args) -> miette::Result<ExitCode> {
-    let loaded = load_units(&args.paths, &args.source)?;
-    let name = library_name(args.name.as_deref(), &loaded);
-    let outcome =
-        delphi_mcp_codegen::manifest_of(&loaded.db, &loaded.inputs(), &args.source.target, &name);
-    let mut diagnostics = loaded.diagnostics.clone();
-    diagnostics.extend(outcome.diagnostics);
-    let failed = report(&loaded.db, &diagnostics);
-    let Some(manifest) = outcome.output.filter(|_| !failed) else {
+    let options = args.source.parse_options();
+    let run =
+        frontend::manifest_units(&args.paths, &options, args.name.as_deref()).into_diagnostic()?;
+    report(&run);
+    let Some(manifest) = run.output else {
         return Ok(ExitCode::FAILURE);
     };
-    let text = delphi_mcp_codegen::schema::manifest_json(&manifest);
+    let text = schema::manifest_json(&manifest);
     match &args.output {
         Some(path) => std::fs::write(path, text)
             .into_diagnostic()

@@ -9,3 +9,11 @@ pub mod inspect;
 pub mod manifest;
 pub mod new;
 pub mod serve;
+
+/// Sets how errors are shown: unwrapped, so that target names, paths and commands in messages
+/// stay whole for copying (wrapping would break them at hyphens).
+pub fn init_error_reports() {
+    let _ = miette::set_hook(Box::new(|_| {
+        Box::new(miette::MietteHandlerOpts::new().wrap_lines(false).build())
+    }));
+}

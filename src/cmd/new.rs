@@ -5,14 +5,11 @@
 //! HTTP, with a place for Rust tools of its own. It depends on `delphi-mcp-runtime` only (not on
 //! the parser, the code generator or this CLI).
 
+use delphi_mcp_codegen::templates::{render_rust_server, RustServer};
 use delphi_mcp_manifest::naming::{crate_name, rust_identifier};
 use miette::{miette, IntoDiagnostic};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-
-const CARGO_TEMPLATE: &str = include_str!("../../templates/rust-server/Cargo.toml.j2");
-const MAIN_TEMPLATE: &str = include_str!("../../templates/rust-server/main.rs.j2");
-const README_TEMPLATE: &str = include_str!("../../templates/rust-server/README.md.j2");
 
 /// Folder of the new crate that the units are copied to.
 pub const UNITS_DIR: &str = "delphi";
@@ -98,33 +95,17 @@ pub fn scaffold(args: &Args) -> miette::Result<Vec<PathBuf>> {
         .iter()
         .map(|n| format!("{UNITS_DIR}/{n}"))
         .collect();
-    let context = minijinja::context! {
-        crate_name => crate_name,
-        library_name => library_name.clone(),
-        module => rust_identifier(&library_name),
-        units => units,
-        target => args.target.clone(),
-        out_dir => GENERATED_DIR,
-        manifest => format!("{GENERATED_DIR}/{}", delphi_mcp_codegen::MANIFEST_FILE),
-        runtime_dependency => dependency,
-    };
-    let mut env = minijinja::Environment::new();
-    env.set_syntax(
-        minijinja::syntax::SyntaxConfig::builder()
-            .keep_trailing_newline(true)
-            .build()
-            .map_err(|e| miette!("template syntax: {e}"))?,
-    );
-    let render = |template: &str| {
-        env.render_str(template, &context)
-            .map_err(|e| miette!("rendering the crate template: {e}"))
-    };
-    let files = [
-        (PathBuf::from("Cargo.toml"), render(CARGO_TEMPLATE)?),
-        (PathBuf::from("src/main.rs"), render(MAIN_TEMPLATE)?),
-        (PathBuf::from("README.md"), render(README_TEMPLATE)?),
-        (PathBuf::from(".gitignore"), "/target\n".to_string()),
-    ];
+    let files = render_rust_server(&RustServer {
+        crate_name,
+        library_name: library_name.clone(),
+        module: rust_identifier(&library_name),
+        units,
+        target: args.target.clone(),
+        out_dir: GENERATED_DIR.to_string(),
+        manifest: format!("{GENERATED_DIR}/{}", delphi_mcp_codegen::MANIFEST_FILE),
+        runtime_dependency: dependency,
+    })
+    .map_err(|e| miette!("{e}"))?;
     let mut written = Vec::new();
     for (relative, text) in files {
         let path = args.dir.join(relative);

@@ -1,6 +1,7 @@
 //! `delphi-mcp serve`: load a library and serve its tools over MCP on stdio.
 
-use crate::cmd::common::SourceArgs;
+use crate::cmd::common::{build_project, SourceArgs};
+use delphi_mcp_codegen::project::{ProjectBuild, DEFAULT_FPC};
 use delphi_mcp_runtime::mcp::McpServer;
 use delphi_mcp_runtime::{HostOptions, LibraryDispatch, LibraryHost};
 use miette::IntoDiagnostic;
@@ -29,7 +30,7 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub threads: usize,
     /// The Free Pascal compiler used to build a project folder.
-    #[arg(long, value_name = "FPC", default_value = "fpc")]
+    #[arg(long, value_name = "FPC", default_value = DEFAULT_FPC)]
     pub fpc: String,
     /// How to read the units of a project folder.
     #[command(flatten)]
@@ -83,7 +84,12 @@ fn library_for(args: &Args) -> miette::Result<PathBuf> {
     let target = &args.path;
     if target.is_dir() {
         // Build notes go to stderr; stdout stays free for the protocol.
-        return crate::cmd::build::build_project(target, None, &args.source, &args.fpc);
+        return build_project(&ProjectBuild {
+            dir: target.clone(),
+            name: None,
+            options: args.source.parse_options(),
+            fpc: args.fpc.clone(),
+        });
     }
     if !target.exists() {
         return Err(miette::miette!("{} does not exist", target.display()));

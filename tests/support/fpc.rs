@@ -55,15 +55,10 @@ pub fn build_project_copy(dir: &Path) -> PathBuf {
         .join(name);
     let _ = std::fs::remove_dir_all(&copy);
     copy_dir(dir, &copy);
-    let source = delphi_mcp::cmd::common::SourceArgs {
-        defines: Vec::new(),
-        undefines: Vec::new(),
-        include_dirs: Vec::new(),
-        target: "delphi12-win64".to_string(),
-        codepage: None,
-    };
-    let library = delphi_mcp::cmd::build::build_project(&copy, None, &source, "fpc")
-        .unwrap_or_else(|e| panic!("building {}: {e:?}", dir.display()));
+    let build = delphi_mcp_codegen::project::ProjectBuild::new(&copy);
+    let library = delphi_mcp_codegen::project::build_project(&build)
+        .unwrap_or_else(|e| panic!("building {}: {e:?}", dir.display()))
+        .library;
     built.insert(dir.to_path_buf(), library.clone());
     library
 }
