@@ -25,6 +25,7 @@ pub mod dispatch;
 pub mod error;
 pub mod host;
 pub mod http;
+pub mod jsonrpc;
 pub mod marshal;
 pub mod mcp;
 pub mod status;
