@@ -6,7 +6,7 @@
 #[path = "../tests/support/fixture.rs"]
 mod fixture;
 
-use delphi_mcp_runtime::dispatch::Dispatch;
+use delphi_mcp_runtime::dispatch::{CallControl, Dispatch};
 use delphi_mcp_runtime::host::ArgValue;
 use delphi_mcp_runtime::mcp::McpServer;
 use delphi_mcp_runtime::{HostOptions, LibraryDispatch, LibraryHost};
@@ -52,7 +52,7 @@ fn main() {
         let started = Instant::now();
         for i in 0..calls {
             let raw = format!("{{\"A\":{i},\"B\":1}}");
-            dispatch.call_tool("add", Some(&raw)).await.expect("tool");
+            dispatch.call_tool("add", Some(&raw), CallControl::new()).await.expect("tool");
         }
         report("dispatch (validate + call + result JSON)", calls, started);
 

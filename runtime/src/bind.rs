@@ -10,6 +10,7 @@
 //! the crate root; its expansions name only [`__private`].
 
 use crate::call::{call_tool, ToolError};
+use crate::dispatch::CallControl;
 use crate::{HostOptions, LibraryHost, LoadError};
 use delphi_mcp_manifest::{first_difference, InvalidManifest, Manifest};
 use serde_json::{Map, Value};
@@ -118,7 +119,13 @@ impl BoundLibrary {
             });
         };
         let raw = Value::Object(arguments).to_string();
-        let result = block_on(call_tool(&self.host, index, tool, Some(&raw)))?;
+        let result = block_on(call_tool(
+            &self.host,
+            index,
+            tool,
+            Some(&raw),
+            &CallControl::new(),
+        ))?;
         Ok(result.unwrap_or(Value::Null))
     }
 }

@@ -4,6 +4,7 @@
 //! both call through [`call_tool`], so a client and a Rust caller meet the same checks and the
 //! same messages.
 
+use crate::dispatch::CallControl;
 use crate::host::{CallError, LibraryHost, ReturnValue};
 use crate::marshal;
 use delphi_mcp_manifest::abi::status;
@@ -56,6 +57,9 @@ pub enum ToolError {
     /// The library threads have stopped.
     #[error("the library is no longer running")]
     Stopped,
+    /// The client cancelled the call; its answer is not sent.
+    #[error("the call was cancelled by the client")]
+    Cancelled,
 }
 
 /// Calls `tool`, the manifest's tool `index` in `host`, with the raw JSON text of its arguments
@@ -65,11 +69,16 @@ pub async fn call_tool(
     index: usize,
     tool: &ToolEntry,
     raw_arguments: Option<&str>,
+    control: &CallControl,
 ) -> Result<Option<Value>, ToolError> {
     let args = marshal::parse_arguments(&tool.name, raw_arguments, &tool.delphi.params)
         .map_err(|errors| ToolError::InvalidArguments(errors.to_string()))?;
     let started = std::time::Instant::now();
-    let returned = host.call(index, args).await.map_err(|e| match e {
+    let returned = tokio::select! {
+        returned = host.call(index, args) => returned,
+        () = control.cancelled.cancelled() => return Err(ToolError::Cancelled),
+    }
+    .map_err(|e| match e {
         CallError::Stopped => ToolError::Stopped,
         other => ToolError::Failed {
             tool: tool.name.clone(),

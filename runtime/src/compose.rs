@@ -17,7 +17,9 @@
 //! # }
 //! ```
 
-use crate::dispatch::{CallFuture, Dispatch, DispatchError, ServerIdentity, ToolOutcome};
+use crate::dispatch::{
+    CallControl, CallFuture, Dispatch, DispatchError, ServerIdentity, ToolOutcome,
+};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
@@ -116,9 +118,14 @@ impl<D: Dispatch> Dispatch for WithRustTools<D> {
         &self.tools
     }
 
-    fn call_tool<'a>(&'a self, name: &'a str, raw_arguments: Option<&'a str>) -> CallFuture<'a> {
+    fn call_tool<'a>(
+        &'a self,
+        name: &'a str,
+        raw_arguments: Option<&'a str>,
+        control: CallControl,
+    ) -> CallFuture<'a> {
         let Some(handler) = self.handlers.get(name) else {
-            return self.inner.call_tool(name, raw_arguments);
+            return self.inner.call_tool(name, raw_arguments, control);
         };
         Box::pin(async move {
             let arguments = match raw_arguments.map(serde_json::from_str::<Value>) {
@@ -156,7 +163,12 @@ mod tests {
         fn tools(&self) -> &[Map<String, Value>] {
             &self.1
         }
-        fn call_tool<'a>(&'a self, name: &'a str, _: Option<&'a str>) -> CallFuture<'a> {
+        fn call_tool<'a>(
+            &'a self,
+            name: &'a str,
+            _: Option<&'a str>,
+            _: CallControl,
+        ) -> CallFuture<'a> {
             Box::pin(async move { Err(DispatchError::UnknownTool(name.to_string())) })
         }
     }
@@ -199,13 +211,17 @@ mod tests {
             .expect("added");
         let names: Vec<_> = composed.tools().iter().map(|t| t["name"].clone()).collect();
         assert_eq!(names, vec![json!("library_tool"), json!("double")]);
-        let outcome = block_on(composed.call_tool("double", Some(r#"{"n": 21}"#))).expect("called");
+        let outcome =
+            block_on(composed.call_tool("double", Some(r#"{"n": 21}"#), CallControl::new()))
+                .expect("called");
         assert_eq!(outcome.structured, Some(json!({"result": 42})));
-        let missing = block_on(composed.call_tool("double", None)).expect("called");
+        let missing =
+            block_on(composed.call_tool("double", None, CallControl::new())).expect("called");
         assert!(missing.is_error && missing.text == "n is missing");
-        let not_object = block_on(composed.call_tool("double", Some("[1]"))).expect("called");
+        let not_object = block_on(composed.call_tool("double", Some("[1]"), CallControl::new()))
+            .expect("called");
         assert!(not_object.is_error);
-        let unknown = block_on(composed.call_tool("other", None));
+        let unknown = block_on(composed.call_tool("other", None, CallControl::new()));
         assert_eq!(unknown, Err(DispatchError::UnknownTool("other".into())));
     }
 

@@ -13,6 +13,7 @@ use serde_json::{json, Map, Value};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
 /// The server's identity as announced to clients.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,6 +65,21 @@ pub enum DispatchError {
     UnknownTool(String),
 }
 
+/// What a transport tells a call besides its arguments: whether the client has given up on it
+/// (`notifications/cancelled`, a closed HTTP request). Cheap to clone.
+#[derive(Debug, Clone, Default)]
+pub struct CallControl {
+    /// Cancelled when the client no longer wants the answer.
+    pub cancelled: CancellationToken,
+}
+
+impl CallControl {
+    /// A control of a call nobody cancels (tests, Rust callers).
+    pub fn new() -> CallControl {
+        CallControl::default()
+    }
+}
+
 /// Boxed future returned by [`Dispatch::call_tool`].
 pub type CallFuture<'a> =
     Pin<Box<dyn Future<Output = Result<ToolOutcome, DispatchError>> + Send + 'a>>;
@@ -77,7 +93,13 @@ pub trait Dispatch: Send + Sync + 'static {
     fn tools(&self) -> &[Map<String, Value>];
     /// Calls `name` with the raw JSON text of its `arguments` (`None` when absent). The text
     /// must be the client's own bytes so that duplicate keys and exact numbers are seen.
-    fn call_tool<'a>(&'a self, name: &'a str, raw_arguments: Option<&'a str>) -> CallFuture<'a>;
+    /// `control` says when the client gives up on the call.
+    fn call_tool<'a>(
+        &'a self,
+        name: &'a str,
+        raw_arguments: Option<&'a str>,
+        control: CallControl,
+    ) -> CallFuture<'a>;
 }
 
 /// Serves a [`LibraryHost`]'s tools plus the built-in `mcp_get_version`.
@@ -134,7 +156,12 @@ impl Dispatch for LibraryDispatch {
         &self.tools
     }
 
-    fn call_tool<'a>(&'a self, name: &'a str, raw_arguments: Option<&'a str>) -> CallFuture<'a> {
+    fn call_tool<'a>(
+        &'a self,
+        name: &'a str,
+        raw_arguments: Option<&'a str>,
+        control: CallControl,
+    ) -> CallFuture<'a> {
         Box::pin(async move {
             if name == VERSION_TOOL {
                 return Ok(match marshal::parse_arguments(name, raw_arguments, &[]) {
@@ -146,7 +173,7 @@ impl Dispatch for LibraryDispatch {
                 return Err(DispatchError::UnknownTool(name.to_string()));
             };
             Ok(
-                match call_tool(&self.host, index, tool, raw_arguments).await {
+                match call_tool(&self.host, index, tool, raw_arguments, &control).await {
                     Ok(Some(value)) => ToolOutcome::success(json!({ "result": value })),
                     Ok(None) => ToolOutcome::success(json!({"success": true})),
                     Err(error) => ToolOutcome::error(error.to_string()),

@@ -211,7 +211,12 @@ pub fn object_members(text: &str) -> Result<Vec<(String, &RawValue)>, serde_json
 }
 
 fn first_byte(raw: &RawValue) -> u8 {
-    raw.get().trim_start().as_bytes().first().copied().unwrap_or(b' ')
+    raw.get()
+        .trim_start()
+        .as_bytes()
+        .first()
+        .copied()
+        .unwrap_or(b' ')
 }
 
 fn message(raw: &RawValue) -> Result<Request<'_>, EnvelopeError> {
@@ -264,7 +269,12 @@ fn message(raw: &RawValue) -> Result<Request<'_>, EnvelopeError> {
                 format!("\"jsonrpc\" must be \"2.0\", got {}", shorten(other)),
             ))
         }
-        None => return Err(invalid(&id, "the \"jsonrpc\": \"2.0\" member is missing".into())),
+        None => {
+            return Err(invalid(
+                &id,
+                "the \"jsonrpc\": \"2.0\" member is missing".into(),
+            ))
+        }
     }
     let method = match method_raw {
         None => None,
@@ -275,7 +285,10 @@ fn message(raw: &RawValue) -> Result<Request<'_>, EnvelopeError> {
     };
     if let Some(params) = params {
         if !matches!(first_byte(params), b'{' | b'[') {
-            return Err(invalid(&id, "\"params\" must be an object or an array".into()));
+            return Err(invalid(
+                &id,
+                "\"params\" must be an object or an array".into(),
+            ));
         }
     }
     let kind = match (method.is_some(), id, answer) {

@@ -31,7 +31,7 @@ pub mod mcp;
 pub mod status;
 pub mod stdio;
 
-pub use dispatch::{Dispatch, LibraryDispatch};
+pub use dispatch::{CallControl, Dispatch, LibraryDispatch};
 pub use error::LoadError;
 pub use host::{HostOptions, LibraryHost};
 

@@ -6,7 +6,7 @@
 //! [`RawArguments`] request extension, so the dispatcher sees duplicate keys and exact numbers;
 //! without it, the already parsed arguments are re-serialised (duplicates are then lost).
 
-use crate::dispatch::{Dispatch, DispatchError, ToolOutcome};
+use crate::dispatch::{CallControl, Dispatch, DispatchError, ToolOutcome};
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
     CustomRequest, CustomResult, ErrorCode, Implementation, ListToolsResult,
@@ -179,7 +179,14 @@ impl ServerHandler for McpServer {
                 .as_ref()
                 .map(|map| serde_json::Value::Object(map.clone()).to_string()),
         };
-        match self.dispatch.call_tool(&request.name, raw.as_deref()).await {
+        let control = CallControl {
+            cancelled: context.ct.clone(),
+        };
+        match self
+            .dispatch
+            .call_tool(&request.name, raw.as_deref(), control)
+            .await
+        {
             Ok(outcome) => Ok(CallToolResponse::Complete(call_tool_result(outcome))),
             Err(DispatchError::UnknownTool(name)) => Err(McpError::invalid_params(
                 format!("Unknown tool: {name}"),

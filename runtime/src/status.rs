@@ -5,7 +5,7 @@
 //! and p99 are computed over that window), plus the last [`RECENT_CALLS`] calls overall. Argument
 //! values are never recorded: only time, tool, outcome and duration.
 
-use crate::dispatch::{CallFuture, Dispatch, DispatchError, ServerIdentity};
+use crate::dispatch::{CallControl, CallFuture, Dispatch, DispatchError, ServerIdentity};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, VecDeque};
@@ -235,10 +235,15 @@ impl Dispatch for StatsDispatch {
         self.inner.tools()
     }
 
-    fn call_tool<'a>(&'a self, name: &'a str, raw_arguments: Option<&'a str>) -> CallFuture<'a> {
+    fn call_tool<'a>(
+        &'a self,
+        name: &'a str,
+        raw_arguments: Option<&'a str>,
+        control: CallControl,
+    ) -> CallFuture<'a> {
         Box::pin(async move {
             let started = Instant::now();
-            let answer = self.inner.call_tool(name, raw_arguments).await;
+            let answer = self.inner.call_tool(name, raw_arguments, control).await;
             let outcome = match &answer {
                 Ok(outcome) if outcome.is_error => CallOutcome::ToolError,
                 Ok(_) => CallOutcome::Ok,

@@ -4,7 +4,7 @@
 #[path = "support/fixture.rs"]
 mod fixture;
 
-use delphi_mcp_runtime::dispatch::Dispatch;
+use delphi_mcp_runtime::dispatch::{CallControl, Dispatch};
 use delphi_mcp_runtime::host::{ArgValue, ReturnValue};
 use delphi_mcp_runtime::{HostOptions, LibraryDispatch, LibraryHost, LoadError};
 use fixture::{fixture_library, fixture_manifest};
@@ -227,8 +227,12 @@ fn dispatch_rejects_duplicates_from_raw_text_and_unknown_tools() {
     let host =
         Arc::new(LibraryHost::open(&fixture_library(&[]), &HostOptions::default()).expect("load"));
     let dispatch = LibraryDispatch::new(host, None);
-    let outcome =
-        block_on(dispatch.call_tool("add", Some(r#"{"A": 1, "B": 2, "A": 3}"#))).expect("tool");
+    let outcome = block_on(dispatch.call_tool(
+        "add",
+        Some(r#"{"A": 1, "B": 2, "A": 3}"#),
+        CallControl::new(),
+    ))
+    .expect("tool");
     assert!(
         outcome.is_error
             && outcome
@@ -237,18 +241,22 @@ fn dispatch_rejects_duplicates_from_raw_text_and_unknown_tools() {
         "{}",
         outcome.text
     );
-    let outcome = block_on(dispatch.call_tool("add", Some("[1, 2]"))).expect("tool");
+    let outcome =
+        block_on(dispatch.call_tool("add", Some("[1, 2]"), CallControl::new())).expect("tool");
     assert!(
         outcome.is_error && outcome.text.contains("must be a JSON object, got an array"),
         "{}",
         outcome.text
     );
-    let outcome =
-        block_on(dispatch.call_tool("echo_u64", Some(r#"{"Value": 1.8446744073709551615e19}"#)))
-            .expect("tool");
+    let outcome = block_on(dispatch.call_tool(
+        "echo_u64",
+        Some(r#"{"Value": 1.8446744073709551615e19}"#),
+        CallControl::new(),
+    ))
+    .expect("tool");
     assert_eq!(
         outcome.structured,
         Some(serde_json::json!({"result": 18446744073709551615u64}))
     );
-    assert!(block_on(dispatch.call_tool("nope", None)).is_err());
+    assert!(block_on(dispatch.call_tool("nope", None, CallControl::new())).is_err());
 }
