@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs and the machine lacks:
-#   - Free Pascal 3.2.2 (Debian packages; needs root or sudo)
+#   - Free Pascal 3.2.2 (scripts/install-fpc.sh: Debian packages; needs root or sudo)
 #   - the Python MCP SDK client, into a virtual environment at .tools/venv
 #   - Node 22 and the MCP Inspector CLI, into .tools/node (npm packages, no global install)
 # Safe to run again: each step is skipped when its tool is present.
@@ -15,14 +15,10 @@ apt_install() {
     as_root apt-get update -qq
     apt_updated=1
   fi
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
 
-if ! command -v fpc >/dev/null 2>&1; then
-  echo "installing Free Pascal 3.2.2" >&2
-  apt_install fp-compiler-3.2.2 fp-units-rtl-3.2.2
-fi
-fpc -iV >&2
+scripts/install-fpc.sh
 
 mkdir -p .tools
 
