@@ -36,6 +36,9 @@ pub enum Command {
     Config(cmd::config::Args),
     /// Scaffold a Rust crate that serves a Delphi library over MCP (with Rust tools of its own).
     New(cmd::new::Args),
+    /// A worker process of `serve --isolate` (started by the server, not by people).
+    #[command(hide = true)]
+    Worker(cmd::worker::Args),
 }
 
 impl Cli {
@@ -60,6 +63,7 @@ where
         Command::Serve(args) => cmd::serve::run(args),
         Command::Config(args) => cmd::config::run(args),
         Command::New(args) => cmd::new::run(args),
+        Command::Worker(args) => return cmd::worker::run(args),
     };
     match outcome {
         Ok(code) => code,

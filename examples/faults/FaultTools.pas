@@ -73,6 +73,11 @@ function ProcessId: Int64;
 
 implementation
 
+{$IFDEF UNIX}
+(* libc's abort raises SIGABRT on the calling thread, so the process ends inside the call. *)
+procedure CAbort; cdecl; external 'c' name 'abort';
+{$ENDIF}
+
 type
   TFaultingThread = class(TThread)
   protected
@@ -141,9 +146,7 @@ end;
 procedure AbortProcess;
 begin
   {$IFDEF UNIX}
-    {$IFDEF FPC}
-    FpKill(FpGetpid, SIGABRT);
-    {$ENDIF}
+  CAbort;
   {$ELSE}
   Halt(3);
   {$ENDIF}

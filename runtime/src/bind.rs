@@ -1,6 +1,7 @@
-//! What the code that `bind!` expands to runs on: a library loaded through the runtime's
-//! [`LibraryHost`] (one library thread), checked against the manifest compiled into the Rust
-//! program, and called with typed arguments.
+//! What the code that `bind!` expands to runs on: a library loaded through one of the runtime's
+//! hosts ([`ToolHost`]: in process with one library thread by default, or isolated in worker
+//! processes), checked against the manifest compiled into the Rust program, and called with
+//! typed arguments.
 //!
 //! Calls go through [`call_tool`], as MCP calls do: a string too long for a `String[8]`, a date
 //! that is not ISO 8601 or an unknown enumeration member is a [`ToolError::InvalidArguments`],
@@ -10,8 +11,8 @@
 //! the crate root; its expansions name only [`__private`].
 
 use crate::call::{call_tool, ToolError};
-use crate::dispatch::CallControl;
-use crate::{HostOptions, LibraryHost, LoadError};
+use crate::host::{CallControl, HostOptions, LibraryHost, ToolHost};
+use crate::LoadError;
 use delphi_mcp_manifest::{first_difference, InvalidManifest, Manifest};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -63,15 +64,24 @@ pub struct ManifestDifference {
 /// A loaded library whose manifest equals the compiled-in one.
 #[derive(Debug, Clone)]
 pub struct BoundLibrary {
-    host: Arc<LibraryHost>,
+    host: Arc<dyn ToolHost>,
 }
 
 impl BoundLibrary {
-    /// Loads `path` (checking the ABI version) and checks that its embedded manifest equals
-    /// `compiled_manifest`.
+    /// Loads `path` in process (checking the ABI version) and checks that its embedded
+    /// manifest equals `compiled_manifest`.
     pub fn load(path: &Path, compiled_manifest: &str) -> Result<BoundLibrary, BindError> {
-        let compiled = Manifest::from_json(compiled_manifest.as_bytes())?;
         let host = LibraryHost::open(path, &HostOptions::default())?;
+        BoundLibrary::from_host(Arc::new(host), compiled_manifest)
+    }
+
+    /// Binds a library already opened by a host (e.g. an [`crate::host::IsolatedHost`]),
+    /// checking that its manifest equals `compiled_manifest`.
+    pub fn from_host(
+        host: Arc<dyn ToolHost>,
+        compiled_manifest: &str,
+    ) -> Result<BoundLibrary, BindError> {
+        let compiled = Manifest::from_json(compiled_manifest.as_bytes())?;
         let library_sha256 = host.manifest_sha256().to_string();
         let compiled_sha256 = compiled.canonical_sha256();
         if library_sha256 != compiled_sha256 {
@@ -92,14 +102,12 @@ impl BoundLibrary {
                 compiled_value: difference.right,
             })));
         }
-        Ok(BoundLibrary {
-            host: Arc::new(host),
-        })
+        Ok(BoundLibrary { host })
     }
 
     /// The runtime host (to serve the library over MCP too, e.g. with
     /// [`crate::LibraryDispatch`]).
-    pub fn host(&self) -> &Arc<LibraryHost> {
+    pub fn host(&self) -> &Arc<dyn ToolHost> {
         &self.host
     }
 
@@ -120,7 +128,7 @@ impl BoundLibrary {
         };
         let raw = Value::Object(arguments).to_string();
         let result = block_on(call_tool(
-            &self.host,
+            self.host.as_ref(),
             index,
             tool,
             Some(&raw),

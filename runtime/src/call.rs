@@ -4,8 +4,7 @@
 //! both call through [`call_tool`], so a client and a Rust caller meet the same checks and the
 //! same messages.
 
-use crate::dispatch::CallControl;
-use crate::host::{CallError, LibraryHost, ReturnValue};
+use crate::host::{CallControl, CallError, ReturnValue, ToolHost};
 use crate::marshal;
 use delphi_mcp_manifest::abi::status;
 use delphi_mcp_manifest::ToolEntry;
@@ -60,12 +59,16 @@ pub enum ToolError {
     /// The client cancelled the call; its answer is not sent.
     #[error("the call was cancelled by the client")]
     Cancelled,
+    /// The host has no result: the deadline passed, the library process ended, the library is
+    /// busy or unavailable, the result is too large.
+    #[error(transparent)]
+    Host(CallError),
 }
 
 /// Calls `tool`, the manifest's tool `index` in `host`, with the raw JSON text of its arguments
 /// (`None` when absent). Returns the result value, or `None` for a procedure.
 pub async fn call_tool(
-    host: &LibraryHost,
+    host: &dyn ToolHost,
     index: usize,
     tool: &ToolEntry,
     raw_arguments: Option<&str>,
@@ -74,17 +77,14 @@ pub async fn call_tool(
     let args = marshal::parse_arguments(&tool.name, raw_arguments, &tool.delphi.params)
         .map_err(|errors| ToolError::InvalidArguments(errors.to_string()))?;
     let started = std::time::Instant::now();
-    let returned = tokio::select! {
-        returned = host.call(index, args) => returned,
-        () = control.cancelled.cancelled() => return Err(ToolError::Cancelled),
-    }
-    .map_err(|e| match e {
-        CallError::Stopped => ToolError::Stopped,
-        other => ToolError::Failed {
-            tool: tool.name.clone(),
-            message: other.to_string(),
-        },
-    })?;
+    let returned = host
+        .call(index, args, control)
+        .await
+        .map_err(|error| match error {
+            CallError::Stopped => ToolError::Stopped,
+            CallError::Cancelled => ToolError::Cancelled,
+            other => ToolError::Host(other),
+        })?;
     tracing::debug!(tool = %tool.name, status = returned.status, elapsed_us = started.elapsed().as_micros() as u64, "called");
     let message = || match &returned.value {
         ReturnValue::String(bytes) => String::from_utf8_lossy(bytes).into_owned(),

@@ -148,6 +148,10 @@ impl<D: Dispatch> Dispatch for WithRustTools<D> {
             })
         })
     }
+
+    fn host_state(&self) -> Option<crate::host::HostState> {
+        self.inner.host_state()
+    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,8 @@
 //! stay in the transport and the rmcp adapter ([`crate::mcp`]).
 
 use crate::call::call_tool;
-use crate::host::LibraryHost;
+pub use crate::host::CallControl;
+use crate::host::{HostState, ToolHost};
 use crate::marshal;
 use delphi_mcp_manifest::abi::ABI_VERSION;
 use delphi_mcp_manifest::{ToolEntry, VERSION_TOOL};
@@ -13,7 +14,6 @@ use serde_json::{json, Map, Value};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use tokio_util::sync::CancellationToken;
 
 /// The server's identity as announced to clients.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,21 +65,6 @@ pub enum DispatchError {
     UnknownTool(String),
 }
 
-/// What a transport tells a call besides its arguments: whether the client has given up on it
-/// (`notifications/cancelled`, a closed HTTP request). Cheap to clone.
-#[derive(Debug, Clone, Default)]
-pub struct CallControl {
-    /// Cancelled when the client no longer wants the answer.
-    pub cancelled: CancellationToken,
-}
-
-impl CallControl {
-    /// A control of a call nobody cancels (tests, Rust callers).
-    pub fn new() -> CallControl {
-        CallControl::default()
-    }
-}
-
 /// Boxed future returned by [`Dispatch::call_tool`].
 pub type CallFuture<'a> =
     Pin<Box<dyn Future<Output = Result<ToolOutcome, DispatchError>> + Send + 'a>>;
@@ -100,19 +85,24 @@ pub trait Dispatch: Send + Sync + 'static {
         raw_arguments: Option<&'a str>,
         control: CallControl,
     ) -> CallFuture<'a>;
+    /// The state of the library host behind the tools (running calls, workers, restarts),
+    /// when there is one: shown on the status page.
+    fn host_state(&self) -> Option<HostState> {
+        None
+    }
 }
 
-/// Serves a [`LibraryHost`]'s tools plus the built-in `mcp_get_version`.
+/// Serves a [`ToolHost`]'s tools plus the built-in `mcp_get_version`.
 #[derive(Debug)]
 pub struct LibraryDispatch {
-    host: Arc<LibraryHost>,
+    host: Arc<dyn ToolHost>,
     identity: ServerIdentity,
     tools: Vec<Map<String, Value>>,
 }
 
 impl LibraryDispatch {
     /// Wraps `host`; `name` overrides the server name (default: the manifest's name).
-    pub fn new(host: Arc<LibraryHost>, name: Option<String>) -> LibraryDispatch {
+    pub fn new(host: Arc<dyn ToolHost>, name: Option<String>) -> LibraryDispatch {
         let manifest = host.manifest();
         let identity = ServerIdentity {
             name: name.unwrap_or_else(|| manifest.name.clone()),
@@ -129,11 +119,12 @@ impl LibraryDispatch {
     }
 
     /// The host.
-    pub fn host(&self) -> &Arc<LibraryHost> {
+    pub fn host(&self) -> &Arc<dyn ToolHost> {
         &self.host
     }
 
     fn version_info(&self) -> Value {
+        let state = self.host.state();
         json!({
             "server": "delphi-mcp",
             "version": env!("CARGO_PKG_VERSION"),
@@ -142,7 +133,8 @@ impl LibraryDispatch {
             "library": self.host.path().display().to_string(),
             "manifestSha256": self.host.manifest_sha256(),
             "tools": self.host.manifest().tools.len(),
-            "threads": self.host.threads(),
+            "threads": state.library_threads,
+            "host": state,
         })
     }
 }
@@ -173,13 +165,17 @@ impl Dispatch for LibraryDispatch {
                 return Err(DispatchError::UnknownTool(name.to_string()));
             };
             Ok(
-                match call_tool(&self.host, index, tool, raw_arguments, &control).await {
+                match call_tool(self.host.as_ref(), index, tool, raw_arguments, &control).await {
                     Ok(Some(value)) => ToolOutcome::success(json!({ "result": value })),
                     Ok(None) => ToolOutcome::success(json!({"success": true})),
                     Err(error) => ToolOutcome::error(error.to_string()),
                 },
             )
         })
+    }
+
+    fn host_state(&self) -> Option<HostState> {
+        Some(self.host.state())
     }
 }
 
@@ -208,7 +204,7 @@ fn version_tool() -> Map<String, Value> {
     let value = json!({
         "name": VERSION_TOOL,
         "title": "Server version",
-        "description": "Returns the delphi-mcp server name and version, the ABI version, the library path and the SHA-256 of the tool manifest.",
+        "description": "Returns the delphi-mcp server name and version, the ABI version, the library path, the SHA-256 of the tool manifest, and the state of the library host (running calls, worker processes, restarts).",
         "inputSchema": {
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "object",
@@ -228,7 +224,8 @@ fn version_tool() -> Map<String, Value> {
                         "library": {"type": "string"},
                         "manifestSha256": {"type": "string"},
                         "tools": {"type": "integer"},
-                        "threads": {"type": "integer"}
+                        "threads": {"type": "integer"},
+                        "host": {"type": "object", "description": "Where the library runs and what it is doing: isolation, status, running calls, worker processes, restarts, last exit, unavailable until"}
                     },
                     "required": ["server", "version", "abiVersion", "library", "manifestSha256"]
                 }

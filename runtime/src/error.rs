@@ -103,4 +103,19 @@ pub enum LoadError {
         /// Why.
         reason: String,
     },
+    /// A worker process could not load the library (`serve --isolate`): the same message as
+    /// loading it in process would give.
+    #[error("{message}")]
+    InWorker {
+        /// The worker's load error.
+        message: String,
+    },
+    /// A worker process could not be started, or ended before it loaded the library.
+    #[error("cannot serve library {library} in a worker process: {reason}")]
+    WorkerFailed {
+        /// The library path.
+        library: PathBuf,
+        /// What happened (`the library process ended with exit code 7 ...`).
+        reason: String,
+    },
 }

@@ -3,7 +3,9 @@
 //! MCP. It reads manifests, never Pascal: it depends on the contract crate
 //! `delphi-mcp-manifest`, not on the parser or the code generator.
 //!
-//! - [`host`]: loading, checks, the library thread(s);
+//! - [`host`]: where the tools run ([`host::ToolHost`]): in process ([`LibraryHost`]: loading,
+//!   checks, the library thread(s)) or isolated in worker processes ([`host::IsolatedHost`]);
+//!   call deadlines, cancellation, result limits;
 //! - [`marshal`] and [`datetime`]: argument validation and JSON <-> ABI conversion;
 //! - [`call`]: one tool call and what its status means, for MCP and for `bind!` alike;
 //! - [`dispatch`]: the transport-independent engine ([`dispatch::Dispatch`]);
@@ -33,7 +35,7 @@ pub mod stdio;
 
 pub use dispatch::{CallControl, Dispatch, LibraryDispatch};
 pub use error::LoadError;
-pub use host::{HostOptions, LibraryHost};
+pub use host::{HostOptions, IsolatedHost, LibraryHost, ToolHost};
 
 /// Typed Rust access to a Delphi library: see `docs/rust.md`.
 ///

@@ -253,6 +253,10 @@ impl Dispatch for StatsDispatch {
             answer
         })
     }
+
+    fn host_state(&self) -> Option<crate::host::HostState> {
+        self.inner.host_state()
+    }
 }
 
 #[cfg(test)]

@@ -333,6 +333,24 @@ pub struct ProtocolOutput {
     file: std::fs::File,
 }
 
+/// Writes to the taken stdout (the worker processes of `serve --isolate` frame their answers
+/// through it).
+impl std::io::Write for ProtocolOutput {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        #[cfg(unix)]
+        return self.file.write(bytes);
+        #[cfg(not(unix))]
+        return std::io::stdout().write(bytes);
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        #[cfg(unix)]
+        return self.file.flush();
+        #[cfg(not(unix))]
+        return std::io::stdout().flush();
+    }
+}
+
 /// Takes the process's stdout for the protocol and points file descriptor 1 at stderr, so
 /// that a stray `WriteLn` in the library (or any print in the process) lands in the log
 /// instead of corrupting the protocol stream. Call it before loading the library.

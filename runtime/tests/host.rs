@@ -6,7 +6,7 @@ mod fixture;
 
 use delphi_mcp_runtime::dispatch::{CallControl, Dispatch};
 use delphi_mcp_runtime::host::{ArgValue, ReturnValue};
-use delphi_mcp_runtime::{HostOptions, LibraryDispatch, LibraryHost, LoadError};
+use delphi_mcp_runtime::{HostOptions, LibraryDispatch, LibraryHost, LoadError, ToolHost};
 use fixture::{fixture_library, fixture_manifest};
 use std::sync::Arc;
 
@@ -34,12 +34,16 @@ fn loads_checks_and_calls_on_the_init_thread() {
     let file = delphi_mcp_manifest::Manifest::from_json(&file).expect("a valid manifest");
     assert_eq!(host.manifest_sha256(), file.canonical_sha256());
     let add = index_of(&host, "add");
-    let returned =
-        block_on(host.call(add, vec![ArgValue::Int(40), ArgValue::Int(2)])).expect("call");
+    let returned = block_on(host.call(
+        add,
+        vec![ArgValue::Int(40), ArgValue::Int(2)],
+        &CallControl::new(),
+    ))
+    .expect("call");
     assert_eq!((returned.status, returned.value), (0, ReturnValue::Int(42)));
     let on_init = index_of(&host, "on_init_thread");
     for _ in 0..3 {
-        let returned = block_on(host.call(on_init, vec![])).expect("call");
+        let returned = block_on(host.call(on_init, vec![], &CallControl::new())).expect("call");
         assert_eq!(
             returned.value,
             ReturnValue::Bool(true),
@@ -47,7 +51,12 @@ fn loads_checks_and_calls_on_the_init_thread() {
         );
     }
     let greet = index_of(&host, "greet");
-    let returned = block_on(host.call(greet, vec![ArgValue::String("Zoë".into())])).expect("call");
+    let returned = block_on(host.call(
+        greet,
+        vec![ArgValue::String("Zoë".into())],
+        &CallControl::new(),
+    ))
+    .expect("call");
     assert_eq!(
         returned.value,
         ReturnValue::String("Hello, Zoë!".as_bytes().to_vec())
@@ -70,8 +79,12 @@ fn concurrent_calls_queue_on_one_thread() {
                 tokio::spawn(async move {
                     (
                         i,
-                        host.call(add, vec![ArgValue::Int(i), ArgValue::Int(i)])
-                            .await,
+                        host.call(
+                            add,
+                            vec![ArgValue::Int(i), ArgValue::Int(i)],
+                            &CallControl::new(),
+                        )
+                        .await,
                     )
                 })
             })
@@ -116,7 +129,7 @@ fn missing_manifest_needs_a_file() {
     assert!(matches!(error, LoadError::NoManifest { .. }), "{error}");
     let options = HostOptions {
         manifest_file: Some(fixture_manifest()),
-        threads: 1,
+        ..HostOptions::default()
     };
     let host = LibraryHost::open(&library, &options).expect("loads with --manifest");
     let file: serde_json::Value =
@@ -137,7 +150,7 @@ fn manifest_file_must_agree_with_the_embedded_one() {
     std::fs::write(&file, serde_json::to_vec(&manifest).expect("json")).expect("write");
     let options = HostOptions {
         manifest_file: Some(file.clone()),
-        threads: 1,
+        ..HostOptions::default()
     };
     let error = LibraryHost::open(&fixture_library(&[]), &options).expect_err("must refuse");
     let text = error.to_string();
@@ -153,7 +166,7 @@ fn manifest_file_must_agree_with_the_embedded_one() {
     // The same manifest as a file is accepted.
     let options = HostOptions {
         manifest_file: Some(fixture_manifest()),
-        threads: 1,
+        ..HostOptions::default()
     };
     LibraryHost::open(&fixture_library(&[]), &options).expect("agreeing manifest");
 }
@@ -172,7 +185,7 @@ fn a_tool_without_its_export_is_named() {
     std::fs::write(&file, serde_json::to_vec(&manifest).expect("json")).expect("write");
     let options = HostOptions {
         manifest_file: Some(file),
-        threads: 1,
+        ..HostOptions::default()
     };
     let error =
         LibraryHost::open(&fixture_library(&["NO_MANIFEST"]), &options).expect_err("must refuse");
@@ -197,6 +210,7 @@ fn several_threads_only_for_thread_safe_libraries() {
     let options = HostOptions {
         manifest_file: None,
         threads: 3,
+        ..HostOptions::default()
     };
     let error = LibraryHost::open(&fixture_library(&[]), &options).expect_err("must refuse");
     assert!(
@@ -207,8 +221,12 @@ fn several_threads_only_for_thread_safe_libraries() {
         LibraryHost::open(&fixture_library(&["THREAD_SAFE"]), &options).expect("thread-safe");
     assert_eq!(host.threads(), 3);
     let add = index_of(&host, "add");
-    let returned =
-        block_on(host.call(add, vec![ArgValue::Int(1), ArgValue::Int(2)])).expect("call");
+    let returned = block_on(host.call(
+        add,
+        vec![ArgValue::Int(1), ArgValue::Int(2)],
+        &CallControl::new(),
+    ))
+    .expect("call");
     assert_eq!(returned.value, ReturnValue::Int(3));
 }
 

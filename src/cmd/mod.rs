@@ -9,6 +9,7 @@ pub mod inspect;
 pub mod manifest;
 pub mod new;
 pub mod serve;
+pub mod worker;
 
 /// Sets how errors are shown: unwrapped, so that target names, paths and commands in messages
 /// stay whole for copying (wrapping would break them at hyphens).

@@ -1,13 +1,16 @@
-//! `delphi-mcp serve`: load a library and serve its tools over MCP on stdio.
+//! `delphi-mcp serve`: load a library (in process, or isolated in worker processes) and serve
+//! its tools over MCP on stdio or HTTP.
 
 use crate::cmd::common::{build_project, SourceArgs};
 use delphi_mcp_codegen::project::{ProjectBuild, DEFAULT_FPC};
+use delphi_mcp_runtime::host::{self, CancelPolicy, IsolationOptions, ToolHost, WorkerCommand};
 use delphi_mcp_runtime::mcp::McpServer;
-use delphi_mcp_runtime::{HostOptions, LibraryDispatch, LibraryHost};
+use delphi_mcp_runtime::{HostOptions, LibraryDispatch};
 use miette::IntoDiagnostic;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Arguments of `delphi-mcp serve`.
 #[derive(Debug, clap::Args)]
@@ -27,8 +30,38 @@ pub struct Args {
     pub log_level: String,
     /// Library threads. More than 1 only for libraries exporting `mcp_thread_safe` (returning
     /// 1); answers may then come out of request order.
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        conflicts_with = "isolate"
+    )]
     pub threads: usize,
+    /// Run the library in worker processes: a tool that ends or crashes its process, or
+    /// passes its deadline, gets an error and the worker is restarted.
+    #[arg(long)]
+    pub isolate: bool,
+    /// With --isolate: worker processes serving calls in parallel, one library thread each
+    /// (each with its own globals).
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "isolate", value_parser = clap::value_parser!(u16).range(1..))]
+    pub workers: u16,
+    /// Longest time a call may take, queueing included, in seconds (0: none). Past it the
+    /// call gets a tool error; isolated, its worker is killed and restarted.
+    #[arg(long, value_name = "SECS", default_value_t = host::DEFAULT_CALL_TIMEOUT.as_secs())]
+    pub call_timeout: u64,
+    /// With --isolate: what a client's cancellation does to a running call: `abandon` (it
+    /// finishes, its result is dropped) or `restart` (its worker is killed and restarted).
+    #[arg(
+        long,
+        value_name = "POLICY",
+        default_value = "abandon",
+        requires = "isolate"
+    )]
+    pub on_cancel: CancelPolicy,
+    /// Largest string a tool may return (result or error message), in bytes; longer ones
+    /// are a tool error.
+    #[arg(long, value_name = "BYTES", default_value_t = host::DEFAULT_MAX_RESULT_BYTES)]
+    pub max_result_bytes: usize,
     /// The Free Pascal compiler used to build a project folder.
     #[arg(long, value_name = "FPC", default_value = DEFAULT_FPC)]
     pub fpc: String,
@@ -106,18 +139,28 @@ pub fn run(args: Args) -> miette::Result<ExitCode> {
     let options = HostOptions {
         manifest_file: args.manifest.clone(),
         threads: args.threads,
+        call_timeout: (args.call_timeout > 0).then(|| Duration::from_secs(args.call_timeout)),
+        max_result_bytes: args.max_result_bytes,
     };
-    let host = Arc::new(LibraryHost::open(&library, &options).into_diagnostic()?);
+    let isolation = match args.isolate {
+        false => None,
+        true => Some(IsolationOptions {
+            workers: usize::from(args.workers),
+            on_cancel: args.on_cancel,
+            command: WorkerCommand::current_exe(&["worker"]).into_diagnostic()?,
+        }),
+    };
+    let host = host::open_host(&library, &options, isolation.as_ref()).into_diagnostic()?;
     let dispatch = LibraryDispatch::new(Arc::clone(&host), args.name.clone());
     if let Some(addr) = &args.http {
-        return serve_http(&args, addr, &host, dispatch);
+        return serve_http(&args, addr, host.as_ref(), dispatch);
     }
     tracing::info!(
         library = %host.path().display(),
         tools = host.manifest().tools.len(),
         "serving MCP on stdio"
     );
-    let sequential = host.threads() == 1;
+    let sequential = host.state().library_threads == 1;
     delphi_mcp_runtime::stdio::serve_stdio(McpServer::new(Arc::new(dispatch)), sequential, output)
         .into_diagnostic()?;
     Ok(ExitCode::SUCCESS)
@@ -127,7 +170,7 @@ pub fn run(args: Args) -> miette::Result<ExitCode> {
 fn serve_http(
     args: &Args,
     addr: &str,
-    host: &LibraryHost,
+    host: &dyn ToolHost,
     dispatch: LibraryDispatch,
 ) -> miette::Result<ExitCode> {
     use delphi_mcp_runtime::http;
@@ -149,8 +192,15 @@ fn serve_http(
         path: host.path().display().to_string(),
         abi_version: delphi_mcp_manifest::abi::ABI_VERSION,
         manifest_sha256: host.manifest_sha256().to_string(),
-        threads: host.threads(),
+        threads: host.state().library_threads,
     };
+    if args.timeout > 0 && args.call_timeout >= args.timeout {
+        tracing::warn!(
+            call_timeout = args.call_timeout,
+            timeout = args.timeout,
+            "--call-timeout is not below --timeout: a call running that long gets the HTTP timeout (504) before its own deadline's tool error"
+        );
+    }
     tracing::info!(
         library = %host.path().display(),
         tools = host.manifest().tools.len(),

@@ -76,6 +76,7 @@ impl StatusSource {
                 "errors": total_errors,
                 "unknownToolCalls": self.stats.unknown_tool_calls(),
             },
+            "host": self.dispatch.host_state(),
             "tools": tools,
             "recentCalls": self.stats.recent(),
         })
@@ -174,6 +175,8 @@ pub fn render_html(status: &Value) -> String {
         text_of(&totals["unknownToolCalls"]),
     );
 
+    render_host(&mut html, &status["host"]);
+
     html.push_str(
         "<h2>Tools</h2>\n<table id=\"tools\"><thead><tr><th>Tool</th><th>Calls</th><th>Errors</th>\
 <th>Median</th><th>p99</th><th>Description and schema</th></tr></thead><tbody>\n",
@@ -227,6 +230,102 @@ pub fn render_html(status: &Value) -> String {
     html
 }
 
+/// The library host: where the library runs, running calls, workers, restarts.
+fn render_host(html: &mut String, host: &Value) {
+    if !host.is_object() {
+        return;
+    }
+    let status = escape(&text_of(&host["status"]));
+    let timeout = match host["callTimeoutSeconds"].as_f64() {
+        Some(seconds) => format!("{seconds} s"),
+        None => "none".to_string(),
+    };
+    let _ = write!(
+        html,
+        "<h2>Library host</h2>\n<table id=\"host\"><tr><th>Runs</th><td>{isolation}</td></tr>\
+<tr><th>Status</th><td id=\"host-status\" class=\"{status}\">{status}</td></tr>\
+<tr><th>Call deadline</th><td>{timeout}</td></tr><tr><th>Result limit</th><td>{limit} bytes</td></tr>\
+<tr><th>Queued calls</th><td>{queued}</td></tr>",
+        isolation = match host["isolation"].as_str() {
+            Some("isolated") => format!(
+                "isolated, {} worker process(es); on cancel: {}",
+                text_of(&host["libraryThreads"]),
+                escape(&text_of(&host["onCancel"]))
+            ),
+            _ => format!("in process, {} library thread(s)", text_of(&host["libraryThreads"])),
+        },
+        limit = text_of(&host["maxResultBytes"]),
+        queued = text_of(&host["queued"]),
+    );
+    if host["isolation"].as_str() == Some("isolated") {
+        let _ = write!(
+            html,
+            "<tr><th>Restarts</th><td id=\"host-restarts\">{}</td></tr>",
+            text_of(&host["restarts"])
+        );
+        let exit = &host["lastExit"];
+        if exit.is_object() {
+            let _ = write!(
+                html,
+                "<tr><th>Last exit</th><td>{} {}{}</td></tr>",
+                escape(&text_of(&exit["at"])),
+                escape(&text_of(&exit["cause"])),
+                exit["tool"]
+                    .as_str()
+                    .map(|tool| format!(" during <code>{}</code>", escape(tool)))
+                    .unwrap_or_default()
+            );
+        }
+        if let Some(until) = host["unavailableUntil"].as_str() {
+            let _ = write!(
+                html,
+                "<tr><th>Unavailable until</th><td class=\"toolError\">{} ({})</td></tr>",
+                escape(until),
+                escape(&text_of(&host["unavailableReason"]))
+            );
+        }
+    }
+    html.push_str("</table>\n");
+    let running = host["running"].as_array().cloned().unwrap_or_default();
+    if !running.is_empty() {
+        html.push_str(
+            "<table id=\"running\"><thead><tr><th>Running tool</th><th>Since (UTC)</th><th>For</th>\
+<th>Past its deadline</th></tr></thead><tbody>\n",
+        );
+        for call in &running {
+            let past = call["pastDeadline"].as_bool() == Some(true);
+            let _ = writeln!(
+                html,
+                "<tr><td><code>{}</code></td><td>{}</td><td class=\"num\">{:.1} s</td><td class=\"{}\">{}</td></tr>",
+                escape(&text_of(&call["tool"])),
+                escape(&text_of(&call["startedAt"])),
+                call["runningSeconds"].as_f64().unwrap_or_default(),
+                if past { "toolError" } else { "ok" },
+                if past { "yes" } else { "no" },
+            );
+        }
+        html.push_str("</tbody></table>\n");
+    }
+    let workers = host["workers"].as_array().cloned().unwrap_or_default();
+    if !workers.is_empty() {
+        html.push_str(
+            "<table id=\"workers\"><thead><tr><th>Worker pid</th><th>Status</th><th>Since (UTC)</th>\
+<th>Calls</th></tr></thead><tbody>\n",
+        );
+        for worker in &workers {
+            let _ = writeln!(
+                html,
+                "<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td></tr>",
+                text_of(&worker["pid"]),
+                escape(&text_of(&worker["status"])),
+                escape(&text_of(&worker["since"])),
+                text_of(&worker["calls"]),
+            );
+        }
+        html.push_str("</tbody></table>\n");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,6 +340,12 @@ mod tests {
             "tools": [{"name": "a\"b", "description": "<script>", "inputSchema": {"k": "<v>"},
                        "outputSchema": {}, "calls": 1, "errors": 0, "medianMs": 1.5, "p99Ms": 2.0}],
             "recentCalls": [{"time": "t", "tool": "<t>", "outcome": "ok", "durationMs": 1.5}],
+            "host": {"isolation": "isolated", "status": "restarting", "libraryThreads": 2,
+                     "callTimeoutSeconds": 1.0, "maxResultBytes": 8, "onCancel": "abandon",
+                     "queued": 0, "restarts": 3, "unavailableUntil": null,
+                     "lastExit": {"at": "t", "cause": "was killed by signal 11 (SIGSEGV)", "tool": "<f>", "planned": false},
+                     "running": [{"tool": "<r>", "startedAt": "t", "runningSeconds": 2.0, "pastDeadline": true}],
+                     "workers": [{"pid": 42, "status": "busy", "since": "t", "calls": 7}]},
         });
         let html = render_html(&status);
         assert!(!html.contains("<script>"));
@@ -250,5 +355,13 @@ mod tests {
         assert!(html.contains("1h 2m 5s"));
         assert!(html.contains("1.500 ms"));
         assert!(html.contains("http-equiv=\"refresh\""));
+        assert!(html.contains("isolated, 2 worker process(es)"), "{html}");
+        assert!(html.contains("during <code>&lt;f&gt;</code>"), "{html}");
+        assert!(
+            html.contains("<code>&lt;r&gt;</code>") && html.contains(">yes<"),
+            "{html}"
+        );
+        assert!(html.contains("<td>busy</td>"), "{html}");
+        assert!(!html.contains("<f>") && !html.contains("<r>"));
     }
 }

@@ -1,0 +1,710 @@
+//! The framing between the server and its worker processes, over the worker's stdin (server to
+//! worker) and stdout (worker to server).
+//!
+//! Every frame is a little-endian `u32` payload length, then the payload: a one-byte frame type
+//! and its fields, all little-endian.
+//!
+//! | type | direction | fields |
+//! |---|---|---|
+//! | 1 hello | worker → server | `u32` pid, `u8` 1 (loaded) or 0 (failed), bytes: the manifest's canonical JSON or the load error |
+//! | 2 call | server → worker | `u64` call id, `u32` tool index, `u32` count, count values |
+//! | 3 returned | worker → server | `u64` call id, `i32` ABI status, one value |
+//! | 4 too large | worker → server | `u64` call id, `u64` length of the string that was not sent |
+//!
+//! A value is an `i32` kind exactly as the ABI numbers them (`AbiKind`: 0 absent, 1 bool,
+//! 2 int, 3 uint, 4 double, 5 string) followed by its data: nothing, `u8` 0/1, `i64`, `u64`,
+//! the `u64` bits of the double, or bytes. Bytes are a `u32` length and the bytes. A returned
+//! value of a kind the runtime does not know travels as that kind with no data
+//! ([`ReturnValue::Unknown`]); arguments must be of a known kind, and argument strings UTF-8.
+//!
+//! Nothing here panics on input: a short, oversized or malformed frame is a [`FrameError`].
+
+use crate::host::{ArgValue, CallReturn, ReturnValue};
+use delphi_mcp_manifest::abi::AbiKind;
+use std::io::Read;
+
+/// Largest frame the worker accepts (a call's arguments): 1 GiB. The transports' own limits
+/// (16 MiB lines on stdio, `--max-body` over HTTP) are far below.
+pub const MAX_CALL_FRAME: usize = 1 << 30;
+/// Bytes a frame from the worker may have beyond its string (type, ids, status, kind, length).
+pub const FRAME_OVERHEAD: usize = 64;
+
+const HELLO: u8 = 1;
+const CALL: u8 = 2;
+const RETURNED: u8 = 3;
+const TOO_LARGE: u8 = 4;
+
+/// A frame the server sends to a worker.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToWorker {
+    /// Call tool `tool` (manifest index) with `args`.
+    Call {
+        /// The call's id, echoed in the answer.
+        id: u64,
+        /// The tool's index in the manifest.
+        tool: u32,
+        /// The marshalled arguments.
+        args: Vec<ArgValue>,
+    },
+}
+
+/// A frame a worker sends to the server.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FromWorker {
+    /// The first frame: the library is loaded and initialised (its manifest's canonical JSON),
+    /// or why not.
+    Hello {
+        /// The worker's process id.
+        pid: u32,
+        /// The manifest JSON, or the load error's text.
+        outcome: Result<Vec<u8>, String>,
+    },
+    /// A call's outcome.
+    Returned {
+        /// The call's id.
+        id: u64,
+        /// What the export returned.
+        returned: CallReturn,
+    },
+    /// A call returned a string longer than the result limit; it was freed, not sent.
+    TooLarge {
+        /// The call's id.
+        id: u64,
+        /// The string's length.
+        bytes: u64,
+    },
+}
+
+/// Why a frame could not be read, written or decoded.
+#[derive(Debug, thiserror::Error)]
+pub enum FrameError {
+    /// The pipe failed.
+    #[error("the pipe failed: {0}")]
+    Io(#[from] std::io::Error),
+    /// The input ended inside a frame.
+    #[error("the frame is truncated: {missing} more bytes were expected")]
+    Truncated {
+        /// How many bytes were missing.
+        missing: usize,
+    },
+    /// A frame's length is over the limit.
+    #[error("a frame of {len} bytes is over the limit of {max} bytes")]
+    TooLarge {
+        /// The announced or needed length.
+        len: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// An unknown frame type, or one sent in the wrong direction.
+    #[error("unexpected frame type {0}")]
+    UnexpectedType(u8),
+    /// An argument of a kind the ABI does not have.
+    #[error("argument {index} has the unknown kind {kind}")]
+    UnknownKind {
+        /// The argument's position.
+        index: usize,
+        /// The kind.
+        kind: i32,
+    },
+    /// A Boolean other than 0 or 1, a hello flag other than 0 or 1.
+    #[error("invalid flag byte {0}")]
+    InvalidFlag(u8),
+    /// Text that must be UTF-8 is not.
+    #[error("{0} is not valid UTF-8")]
+    NotUtf8(&'static str),
+    /// Bytes after the frame's last field.
+    #[error("{0} bytes after the end of the frame")]
+    Trailing(usize),
+}
+
+/// Reads one frame's payload; `Ok(None)` at the end of input between frames.
+pub fn read_frame(reader: &mut impl Read, max: usize) -> Result<Option<Vec<u8>>, FrameError> {
+    let mut header = [0u8; 4];
+    let mut filled = 0;
+    while filled < header.len() {
+        match reader.read(&mut header[filled..]) {
+            Ok(0) if filled == 0 => return Ok(None),
+            Ok(0) => {
+                return Err(FrameError::Truncated {
+                    missing: header.len() - filled,
+                })
+            }
+            Ok(n) => filled += n,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error.into()),
+        }
+    }
+    let len = u32::from_le_bytes(header) as usize;
+    if len > max {
+        return Err(FrameError::TooLarge {
+            len: len as u64,
+            max: max as u64,
+        });
+    }
+    let mut payload = Vec::with_capacity(len);
+    let read = reader.take(len as u64).read_to_end(&mut payload)?;
+    if read < len {
+        return Err(FrameError::Truncated {
+            missing: len - read,
+        });
+    }
+    Ok(Some(payload))
+}
+
+/// A frame being written: the length is filled in by [`Frame::finish`].
+struct Frame(Vec<u8>);
+
+impl Frame {
+    fn new(frame_type: u8, capacity: usize) -> Frame {
+        let mut bytes = Vec::with_capacity(capacity + 5);
+        bytes.extend_from_slice(&[0, 0, 0, 0, frame_type]);
+        Frame(bytes)
+    }
+
+    fn u8(&mut self, value: u8) {
+        self.0.push(value);
+    }
+
+    fn u32(&mut self, value: u32) {
+        self.0.extend_from_slice(&value.to_le_bytes());
+    }
+
+    fn u64(&mut self, value: u64) {
+        self.0.extend_from_slice(&value.to_le_bytes());
+    }
+
+    fn i32(&mut self, value: i32) {
+        self.0.extend_from_slice(&value.to_le_bytes());
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) -> Result<(), FrameError> {
+        let len = u32::try_from(bytes.len()).map_err(|_| FrameError::TooLarge {
+            len: bytes.len() as u64,
+            max: u64::from(u32::MAX),
+        })?;
+        self.u32(len);
+        self.0.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<Vec<u8>, FrameError> {
+        let payload = self.0.len() - 4;
+        let len = u32::try_from(payload).map_err(|_| FrameError::TooLarge {
+            len: payload as u64,
+            max: u64::from(u32::MAX),
+        })?;
+        self.0[..4].copy_from_slice(&len.to_le_bytes());
+        Ok(self.0)
+    }
+}
+
+fn string_len(value: &ArgValue) -> usize {
+    match value {
+        ArgValue::String(text) => text.len(),
+        _ => 0,
+    }
+}
+
+/// Encodes a frame for the worker, length prefix included.
+pub fn encode_to_worker(message: &ToWorker) -> Result<Vec<u8>, FrameError> {
+    match message {
+        ToWorker::Call { id, tool, args } => {
+            let strings: usize = args.iter().map(string_len).sum();
+            let mut frame = Frame::new(CALL, 16 + args.len() * 16 + strings);
+            frame.u64(*id);
+            frame.u32(*tool);
+            frame.u32(u32::try_from(args.len()).unwrap_or(u32::MAX));
+            for arg in args {
+                match arg {
+                    ArgValue::Absent => frame.i32(AbiKind::Absent as i32),
+                    ArgValue::Bool(value) => {
+                        frame.i32(AbiKind::Bool as i32);
+                        frame.u8(u8::from(*value));
+                    }
+                    ArgValue::Int(value) => {
+                        frame.i32(AbiKind::Int as i32);
+                        frame.u64(*value as u64);
+                    }
+                    ArgValue::UInt(value) => {
+                        frame.i32(AbiKind::UInt as i32);
+                        frame.u64(*value);
+                    }
+                    ArgValue::Double(value) => {
+                        frame.i32(AbiKind::Double as i32);
+                        frame.u64(value.to_bits());
+                    }
+                    ArgValue::String(text) => {
+                        frame.i32(AbiKind::String as i32);
+                        frame.bytes(text.as_bytes())?;
+                    }
+                }
+            }
+            frame.finish()
+        }
+    }
+}
+
+/// Encodes a frame for the server, length prefix included.
+pub fn encode_from_worker(message: &FromWorker) -> Result<Vec<u8>, FrameError> {
+    match message {
+        FromWorker::Hello { pid, outcome } => {
+            let text = match outcome {
+                Ok(manifest) => manifest.as_slice(),
+                Err(error) => error.as_bytes(),
+            };
+            let mut frame = Frame::new(HELLO, 9 + text.len());
+            frame.u32(*pid);
+            frame.u8(u8::from(outcome.is_ok()));
+            frame.bytes(text)?;
+            frame.finish()
+        }
+        FromWorker::Returned { id, returned } => {
+            let strings = match &returned.value {
+                ReturnValue::String(bytes) => bytes.len(),
+                _ => 0,
+            };
+            let mut frame = Frame::new(RETURNED, 32 + strings);
+            frame.u64(*id);
+            frame.i32(returned.status);
+            match &returned.value {
+                ReturnValue::Absent => frame.i32(AbiKind::Absent as i32),
+                ReturnValue::Bool(value) => {
+                    frame.i32(AbiKind::Bool as i32);
+                    frame.u8(u8::from(*value));
+                }
+                ReturnValue::Int(value) => {
+                    frame.i32(AbiKind::Int as i32);
+                    frame.u64(*value as u64);
+                }
+                ReturnValue::UInt(value) => {
+                    frame.i32(AbiKind::UInt as i32);
+                    frame.u64(*value);
+                }
+                ReturnValue::Double(value) => {
+                    frame.i32(AbiKind::Double as i32);
+                    frame.u64(value.to_bits());
+                }
+                ReturnValue::String(bytes) => {
+                    frame.i32(AbiKind::String as i32);
+                    frame.bytes(bytes)?;
+                }
+                ReturnValue::Unknown(kind) => frame.i32(*kind),
+            }
+            frame.finish()
+        }
+        FromWorker::TooLarge { id, bytes } => {
+            let mut frame = Frame::new(TOO_LARGE, 16);
+            frame.u64(*id);
+            frame.u64(*bytes);
+            frame.finish()
+        }
+    }
+}
+
+/// Reads the fields of one payload.
+struct Fields<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Fields<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], FrameError> {
+        if self.rest.len() < n {
+            return Err(FrameError::Truncated {
+                missing: n - self.rest.len(),
+            });
+        }
+        let (head, tail) = self.rest.split_at(n);
+        self.rest = tail;
+        Ok(head)
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], FrameError> {
+        let mut out = [0u8; N];
+        out.copy_from_slice(self.take(N)?);
+        Ok(out)
+    }
+
+    fn u8(&mut self) -> Result<u8, FrameError> {
+        Ok(self.array::<1>()?[0])
+    }
+
+    fn flag(&mut self) -> Result<bool, FrameError> {
+        match self.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            other => Err(FrameError::InvalidFlag(other)),
+        }
+    }
+
+    fn u32(&mut self) -> Result<u32, FrameError> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+
+    fn u64(&mut self) -> Result<u64, FrameError> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+
+    fn i32(&mut self) -> Result<i32, FrameError> {
+        Ok(i32::from_le_bytes(self.array()?))
+    }
+
+    fn bytes(&mut self) -> Result<&'a [u8], FrameError> {
+        let len = self.u32()? as usize;
+        self.take(len)
+    }
+
+    fn end(self) -> Result<(), FrameError> {
+        match self.rest.len() {
+            0 => Ok(()),
+            n => Err(FrameError::Trailing(n)),
+        }
+    }
+}
+
+fn frame_type(payload: &[u8]) -> Result<(u8, Fields<'_>), FrameError> {
+    match payload.split_first() {
+        Some((&frame_type, rest)) => Ok((frame_type, Fields { rest })),
+        None => Err(FrameError::Truncated { missing: 1 }),
+    }
+}
+
+/// Decodes a payload the server sent (as [`read_frame`] returns it).
+pub fn decode_to_worker(payload: &[u8]) -> Result<ToWorker, FrameError> {
+    let (frame_type, mut fields) = frame_type(payload)?;
+    if frame_type != CALL {
+        return Err(FrameError::UnexpectedType(frame_type));
+    }
+    let id = fields.u64()?;
+    let tool = fields.u32()?;
+    let count = fields.u32()? as usize;
+    // Every value takes at least its 4-byte kind: a count the payload cannot hold is refused
+    // before anything is allocated for it.
+    if count > fields.rest.len() / 4 {
+        return Err(FrameError::Truncated {
+            missing: count * 4 - fields.rest.len(),
+        });
+    }
+    let mut args = Vec::with_capacity(count);
+    for index in 0..count {
+        let kind = fields.i32()?;
+        args.push(match kind {
+            k if k == AbiKind::Absent as i32 => ArgValue::Absent,
+            k if k == AbiKind::Bool as i32 => ArgValue::Bool(fields.flag()?),
+            k if k == AbiKind::Int as i32 => ArgValue::Int(fields.u64()? as i64),
+            k if k == AbiKind::UInt as i32 => ArgValue::UInt(fields.u64()?),
+            k if k == AbiKind::Double as i32 => ArgValue::Double(f64::from_bits(fields.u64()?)),
+            k if k == AbiKind::String as i32 => ArgValue::String(
+                std::str::from_utf8(fields.bytes()?)
+                    .map_err(|_| FrameError::NotUtf8("an argument string"))?
+                    .to_string(),
+            ),
+            kind => return Err(FrameError::UnknownKind { index, kind }),
+        });
+    }
+    fields.end()?;
+    Ok(ToWorker::Call { id, tool, args })
+}
+
+/// Decodes a payload a worker sent (as [`read_frame`] returns it).
+pub fn decode_from_worker(payload: &[u8]) -> Result<FromWorker, FrameError> {
+    let (frame_type, mut fields) = frame_type(payload)?;
+    let message = match frame_type {
+        HELLO => {
+            let pid = fields.u32()?;
+            let loaded = fields.flag()?;
+            let text = fields.bytes()?;
+            let outcome = if loaded {
+                Ok(text.to_vec())
+            } else {
+                Err(std::str::from_utf8(text)
+                    .map_err(|_| FrameError::NotUtf8("the load error"))?
+                    .to_string())
+            };
+            FromWorker::Hello { pid, outcome }
+        }
+        RETURNED => {
+            let id = fields.u64()?;
+            let status = fields.i32()?;
+            let value = match fields.i32()? {
+                k if k == AbiKind::Absent as i32 => ReturnValue::Absent,
+                k if k == AbiKind::Bool as i32 => ReturnValue::Bool(fields.flag()?),
+                k if k == AbiKind::Int as i32 => ReturnValue::Int(fields.u64()? as i64),
+                k if k == AbiKind::UInt as i32 => ReturnValue::UInt(fields.u64()?),
+                k if k == AbiKind::Double as i32 => {
+                    ReturnValue::Double(f64::from_bits(fields.u64()?))
+                }
+                k if k == AbiKind::String as i32 => ReturnValue::String(fields.bytes()?.to_vec()),
+                other => ReturnValue::Unknown(other),
+            };
+            FromWorker::Returned {
+                id,
+                returned: CallReturn { status, value },
+            }
+        }
+        TOO_LARGE => FromWorker::TooLarge {
+            id: fields.u64()?,
+            bytes: fields.u64()?,
+        },
+        other => return Err(FrameError::UnexpectedType(other)),
+    };
+    fields.end()?;
+    Ok(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn payload(frame: &[u8]) -> Vec<u8> {
+        read_frame(&mut &frame[..], usize::MAX)
+            .expect("a whole frame")
+            .expect("not the end")
+    }
+
+    #[test]
+    fn calls_round_trip_every_argument_kind() {
+        let call = ToWorker::Call {
+            id: u64::MAX - 1,
+            tool: 7,
+            args: vec![
+                ArgValue::Absent,
+                ArgValue::Bool(true),
+                ArgValue::Bool(false),
+                ArgValue::Int(i64::MIN),
+                ArgValue::Int(-1),
+                ArgValue::UInt(u64::MAX),
+                ArgValue::Double(-0.0),
+                ArgValue::Double(f64::MAX),
+                ArgValue::Double(f64::NAN),
+                ArgValue::String(String::new()),
+                ArgValue::String("Zoë 😀".into()),
+            ],
+        };
+        let frame = encode_to_worker(&call).expect("encode");
+        let decoded = decode_to_worker(&payload(&frame)).expect("decode");
+        let ToWorker::Call { id, tool, args } = &decoded;
+        assert_eq!((*id, *tool), (u64::MAX - 1, 7));
+        let ToWorker::Call { args: sent, .. } = &call;
+        assert_eq!(args.len(), sent.len());
+        for (got, sent) in args.iter().zip(sent) {
+            match (got, sent) {
+                // NaN != NaN: compare the bits.
+                (ArgValue::Double(a), ArgValue::Double(b)) => assert_eq!(a.to_bits(), b.to_bits()),
+                (a, b) => assert_eq!(a, b),
+            }
+        }
+    }
+
+    #[test]
+    fn worker_frames_round_trip_every_value_kind() {
+        let values = [
+            ReturnValue::Absent,
+            ReturnValue::Bool(true),
+            ReturnValue::Int(i64::MIN),
+            ReturnValue::UInt(u64::MAX),
+            ReturnValue::Double(1.5e-300),
+            ReturnValue::String(vec![0xff, 0, b'x']),
+            ReturnValue::Unknown(42),
+            ReturnValue::Unknown(-7),
+        ];
+        for (status, value) in values.into_iter().enumerate() {
+            let message = FromWorker::Returned {
+                id: status as u64,
+                returned: CallReturn {
+                    status: status as i32 - 1,
+                    value,
+                },
+            };
+            let frame = encode_from_worker(&message).expect("encode");
+            assert_eq!(
+                decode_from_worker(&payload(&frame)).expect("decode"),
+                message
+            );
+        }
+        for message in [
+            FromWorker::Hello {
+                pid: 4242,
+                outcome: Ok(br#"{"name":"x"}"#.to_vec()),
+            },
+            FromWorker::Hello {
+                pid: 1,
+                outcome: Err("library x.so does not export `mcp_init`".into()),
+            },
+            FromWorker::TooLarge {
+                id: 3,
+                bytes: 104_857_600,
+            },
+        ] {
+            let frame = encode_from_worker(&message).expect("encode");
+            assert_eq!(
+                decode_from_worker(&payload(&frame)).expect("decode"),
+                message
+            );
+        }
+    }
+
+    #[test]
+    fn frames_follow_one_another_and_end_cleanly() {
+        let mut stream = Vec::new();
+        for id in 0..3 {
+            let message = FromWorker::TooLarge { id, bytes: 1 };
+            stream.extend(encode_from_worker(&message).expect("encode"));
+        }
+        let mut reader = &stream[..];
+        for id in 0..3 {
+            let payload = read_frame(&mut reader, 64).expect("frame").expect("more");
+            assert_eq!(
+                decode_from_worker(&payload).expect("decode"),
+                FromWorker::TooLarge { id, bytes: 1 }
+            );
+        }
+        assert!(read_frame(&mut reader, 64).expect("clean end").is_none());
+    }
+
+    #[test]
+    fn truncated_frames_are_errors_at_every_cut() {
+        let call = ToWorker::Call {
+            id: 1,
+            tool: 2,
+            args: vec![ArgValue::String("hello".into()), ArgValue::Int(5)],
+        };
+        let frame = encode_to_worker(&call).expect("encode");
+        for cut in 1..frame.len() {
+            let error = read_frame(&mut &frame[..cut], usize::MAX).expect_err("truncated");
+            assert!(
+                matches!(error, FrameError::Truncated { .. }),
+                "cut {cut}: {error}"
+            );
+        }
+        // A payload cut short inside its fields (with a consistent length prefix).
+        let body = payload(&frame);
+        for cut in 0..body.len() {
+            let error = decode_to_worker(&body[..cut]).expect_err("short payload");
+            assert!(
+                matches!(error, FrameError::Truncated { .. }),
+                "cut {cut}: {error}"
+            );
+        }
+        let returned = encode_from_worker(&FromWorker::Returned {
+            id: 9,
+            returned: CallReturn {
+                status: 0,
+                value: ReturnValue::String(b"abc".to_vec()),
+            },
+        })
+        .expect("encode");
+        let body = payload(&returned);
+        for cut in 0..body.len() {
+            assert!(decode_from_worker(&body[..cut]).is_err(), "cut {cut}");
+        }
+    }
+
+    #[test]
+    fn oversized_and_malformed_frames_are_errors() {
+        // A length over the limit is refused before anything is read or allocated.
+        let mut huge = u32::MAX.to_le_bytes().to_vec();
+        huge.push(CALL);
+        let error = read_frame(&mut &huge[..], MAX_CALL_FRAME).expect_err("oversized");
+        assert!(
+            matches!(error, FrameError::TooLarge { len, .. } if len == u64::from(u32::MAX)),
+            "{error}"
+        );
+        // A count of values the payload cannot hold.
+        let mut body = vec![CALL];
+        body.extend(1u64.to_le_bytes());
+        body.extend(0u32.to_le_bytes());
+        body.extend(u32::MAX.to_le_bytes());
+        assert!(matches!(
+            decode_to_worker(&body),
+            Err(FrameError::Truncated { .. })
+        ));
+        // A string length past the end.
+        let mut body = vec![RETURNED];
+        body.extend(1u64.to_le_bytes());
+        body.extend(0i32.to_le_bytes());
+        body.extend((AbiKind::String as i32).to_le_bytes());
+        body.extend(u32::MAX.to_le_bytes());
+        assert!(matches!(
+            decode_from_worker(&body),
+            Err(FrameError::Truncated { .. })
+        ));
+        // Unknown types, wrong directions, unknown argument kinds, bad flags, bad UTF-8,
+        // trailing bytes, an empty payload.
+        assert!(matches!(
+            decode_to_worker(&[99]),
+            Err(FrameError::UnexpectedType(99))
+        ));
+        assert!(matches!(
+            decode_to_worker(&[HELLO]),
+            Err(FrameError::UnexpectedType(HELLO))
+        ));
+        assert!(matches!(
+            decode_from_worker(&[CALL]),
+            Err(FrameError::UnexpectedType(CALL))
+        ));
+        let mut body = vec![CALL];
+        body.extend(1u64.to_le_bytes());
+        body.extend(0u32.to_le_bytes());
+        body.extend(1u32.to_le_bytes());
+        body.extend(9i32.to_le_bytes());
+        assert!(matches!(
+            decode_to_worker(&body),
+            Err(FrameError::UnknownKind { index: 0, kind: 9 })
+        ));
+        let mut body = vec![CALL];
+        body.extend(1u64.to_le_bytes());
+        body.extend(0u32.to_le_bytes());
+        body.extend(1u32.to_le_bytes());
+        body.extend((AbiKind::Bool as i32).to_le_bytes());
+        body.push(2);
+        assert!(matches!(
+            decode_to_worker(&body),
+            Err(FrameError::InvalidFlag(2))
+        ));
+        let mut body = vec![CALL];
+        body.extend(1u64.to_le_bytes());
+        body.extend(0u32.to_le_bytes());
+        body.extend(1u32.to_le_bytes());
+        body.extend((AbiKind::String as i32).to_le_bytes());
+        body.extend(2u32.to_le_bytes());
+        body.extend([0xc3, 0x28]);
+        assert!(matches!(
+            decode_to_worker(&body),
+            Err(FrameError::NotUtf8(_))
+        ));
+        let mut frame = encode_from_worker(&FromWorker::TooLarge { id: 1, bytes: 2 })
+            .expect("encode")[4..]
+            .to_vec();
+        frame.push(0);
+        assert!(matches!(
+            decode_from_worker(&frame),
+            Err(FrameError::Trailing(1))
+        ));
+        assert!(matches!(
+            decode_from_worker(&[]),
+            Err(FrameError::Truncated { .. })
+        ));
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic() {
+        // A small deterministic generator: every prefix of many pseudo-random payloads.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..2000 {
+            let len = (state % 48) as usize;
+            let mut bytes = Vec::with_capacity(len);
+            for _ in 0..len {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                bytes.push((state & 0xff) as u8);
+            }
+            if let Some(first) = bytes.first_mut() {
+                *first = 1 + *first % 4;
+            }
+            let _ = decode_to_worker(&bytes);
+            let _ = decode_from_worker(&bytes);
+            let _ = read_frame(&mut &bytes[..], 32);
+        }
+    }
+}

@@ -1,0 +1,325 @@
+//! The threads that drive the worker pool: starting worker processes, one reader thread per
+//! process (its frames, then its exit), and one manager thread per host (deadlines, restarts,
+//! the end of an unavailable period).
+
+use super::framing::{self, FromWorker, FRAME_OVERHEAD};
+use super::pool::{self, Phase, Pool, Shared, StopReason, WorkerState, CLOSE_GRACE};
+use std::io::BufReader;
+use std::process::{ChildStdout, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Largest manifest a hello frame may carry.
+const MAX_MANIFEST: usize = 256 * 1024 * 1024;
+
+/// Starts a worker process in `slot` (which must be down). A process that cannot be started
+/// counts as a death.
+pub(super) fn start(shared: &Arc<Shared>, pool: &mut Pool, slot: usize) {
+    let config = &shared.config;
+    let worker = &mut pool.workers[slot];
+    worker.generation += 1;
+    worker.restart_at = None;
+    worker.start_error = None;
+    let generation = worker.generation;
+    let spawned = Command::new(&config.program)
+        .args(&config.args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn();
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(error) => {
+            worker.set(WorkerState::Starting);
+            pool.exited(
+                slot,
+                format!(
+                    "could not be started ({} {}: {error})",
+                    config.program.display(),
+                    config
+                        .args
+                        .iter()
+                        .map(|arg| arg.to_string_lossy())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ),
+            );
+            return;
+        }
+    };
+    let pid = child.id();
+    let stdin = child.stdin.take().map(|stdin| Arc::new(Mutex::new(stdin)));
+    let stdout = child.stdout.take();
+    worker.pid = Some(pid);
+    worker.child = Some(child);
+    worker.stdin = stdin;
+    worker.set(WorkerState::Starting);
+    if pool.phase == Phase::Serving {
+        pool.restarts += 1;
+    }
+    tracing::debug!(pid, slot, "library process started");
+    let Some(stdout) = stdout else {
+        return;
+    };
+    let reader_shared = Arc::clone(shared);
+    let spawned = std::thread::Builder::new()
+        .name(format!("delphi-worker-{slot}"))
+        .spawn(move || read_worker(&reader_shared, slot, generation, pid, stdout));
+    if let Err(error) = spawned {
+        tracing::error!(%error, "cannot start the thread reading a library process");
+        pool.workers[slot].stop(StopReason::Protocol(
+            "its reader thread could not be started".into(),
+        ));
+    }
+}
+
+/// Reads the frames of one worker process, then waits for it to exit and reports the exit.
+fn read_worker(shared: &Arc<Shared>, slot: usize, generation: u64, pid: u32, stdout: ChildStdout) {
+    let max = shared.config.max_result_bytes.max(MAX_MANIFEST) + FRAME_OVERHEAD;
+    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
+    let problem = loop {
+        let payload = match framing::read_frame(&mut reader, max) {
+            Ok(Some(payload)) => payload,
+            Ok(None) => break None,
+            Err(framing::FrameError::Io(_)) => break None,
+            Err(error) => break Some(format!("it sent an invalid frame ({error})")),
+        };
+        match framing::decode_from_worker(&payload) {
+            Ok(message) => on_message(shared, slot, generation, message),
+            Err(error) => break Some(format!("it sent an invalid frame ({error})")),
+        }
+    };
+    {
+        let mut pool = shared.lock();
+        let worker = &mut pool.workers[slot];
+        if worker.generation == generation {
+            match problem {
+                Some(problem) => {
+                    tracing::error!(pid, %problem, "stopping a library process");
+                    worker.stop(StopReason::Protocol(problem));
+                }
+                None => {
+                    if !matches!(worker.state, WorkerState::Stopping(_)) {
+                        worker.closed_at = Some(Instant::now());
+                    }
+                }
+            }
+        }
+        shared.changed.notify_all();
+    }
+    let status = wait_for_exit(shared, slot, generation, pid);
+    let mut pool = shared.lock();
+    if pool.workers[slot].generation == generation {
+        pool.exited(slot, describe_exit(status));
+    }
+    shared.changed.notify_all();
+}
+
+fn on_message(shared: &Shared, slot: usize, generation: u64, message: FromWorker) {
+    let write = {
+        let mut pool = shared.lock();
+        if pool.workers[slot].generation != generation {
+            return;
+        }
+        let write = match message {
+            FromWorker::Hello {
+                outcome: Ok(manifest),
+                ..
+            } => {
+                if pool.tools.is_empty() {
+                    pool.tools = tool_names(&manifest);
+                }
+                match pool.hello(slot, manifest) {
+                    Ok(write) => write,
+                    Err(why) => {
+                        tracing::error!(%why, "stopping a library process");
+                        pool.workers[slot].stop(StopReason::WrongManifest(why));
+                        None
+                    }
+                }
+            }
+            FromWorker::Hello {
+                outcome: Err(error),
+                ..
+            } => {
+                // The worker exits after this; its exit is reported with the error.
+                pool.workers[slot].start_error = Some(error);
+                None
+            }
+            FromWorker::Returned { id, returned } => {
+                pool.returned(slot, id, Ok(returned), shared.config.max_result_bytes)
+            }
+            FromWorker::TooLarge { id, bytes } => {
+                pool.returned(slot, id, Err(bytes), shared.config.max_result_bytes)
+            }
+        };
+        shared.changed.notify_all();
+        write
+    };
+    if let Some(write) = write {
+        pool::write_frame(write);
+    }
+}
+
+/// The tool names of a manifest (for messages); empty when it cannot be read, which the
+/// host reports when it starts.
+fn tool_names(manifest: &[u8]) -> Vec<String> {
+    delphi_mcp_manifest::Manifest::from_json(manifest)
+        .map(|manifest| manifest.tools.into_iter().map(|tool| tool.name).collect())
+        .unwrap_or_default()
+}
+
+/// Waits until the worker has exited and reaps it. On Unix the exit is awaited without
+/// reaping first (`waitid` with `WNOWAIT`), so the manager can still kill the process through
+/// its `Child` (a closed pipe without an exit) and the pid cannot be reused meanwhile.
+fn wait_for_exit(shared: &Shared, slot: usize, generation: u64, pid: u32) -> Option<ExitStatus> {
+    #[cfg(unix)]
+    loop {
+        // SAFETY: `info` is a plain C struct written by the kernel; `pid` is our child.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let result = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOWAIT,
+            )
+        };
+        if result == 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted
+        {
+            break;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = pid;
+    let child = {
+        let mut pool = shared.lock();
+        let worker = &mut pool.workers[slot];
+        if worker.generation != generation {
+            return None;
+        }
+        worker.child.take()
+    };
+    child.and_then(|mut child| child.wait().ok())
+}
+
+/// `ended with exit code 3`, `was killed by signal 11 (SIGSEGV)`.
+pub(super) fn describe_exit(status: Option<ExitStatus>) -> String {
+    let Some(status) = status else {
+        return "ended".to_string();
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            let core = if status.core_dumped() {
+                ", core dumped"
+            } else {
+                ""
+            };
+            return match signal_name(signal) {
+                Some(name) => format!("was killed by signal {signal} ({name}{core})"),
+                None => format!("was killed by signal {signal}{core}"),
+            };
+        }
+    }
+    match status.code() {
+        Some(code) => format!("ended with exit code {code}"),
+        None => format!("ended ({status})"),
+    }
+}
+
+#[cfg(unix)]
+fn signal_name(signal: i32) -> Option<&'static str> {
+    Some(match signal {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGUSR1 => "SIGUSR1",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGUSR2 => "SIGUSR2",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        libc::SIGSYS => "SIGSYS",
+        _ => return None,
+    })
+}
+
+/// The manager thread: deadlines, restarts and the end of an unavailable period, until the
+/// host shuts down.
+pub(super) fn manage(shared: Arc<Shared>) {
+    let limit = shared.config.call_timeout.unwrap_or_default();
+    let mut pool = shared.lock();
+    loop {
+        if pool.phase == Phase::ShuttingDown {
+            for worker in &mut pool.workers {
+                worker.kill();
+            }
+            return;
+        }
+        let now = Instant::now();
+        let mut wake = pool.expire(now, limit);
+        let mut consider = |at: Instant| wake = Some(wake.map_or(at, |w| w.min(at)));
+        if let Some(until) = pool.unavailable.as_ref().map(|u| u.until) {
+            if now >= until {
+                tracing::info!("starting the library again after its unavailable period");
+                pool.unavailable = None;
+            } else {
+                consider(until);
+            }
+        }
+        let available = pool.unavailable.is_none();
+        for slot in 0..pool.workers.len() {
+            let worker = &mut pool.workers[slot];
+            if let Some(closed) = worker.closed_at {
+                if now >= closed + CLOSE_GRACE {
+                    worker.closed_at = None;
+                    worker.stop(StopReason::Closed);
+                } else {
+                    consider(closed + CLOSE_GRACE);
+                }
+            }
+            match worker.state {
+                WorkerState::Starting => {
+                    if let Some(limit) = shared.config.call_timeout {
+                        if now >= worker.since + limit {
+                            tracing::error!(pid = worker.pid, "mcp_init did not finish within the call deadline; killing the library process");
+                            worker.stop(StopReason::StartTimeout);
+                        } else {
+                            consider(worker.since + limit);
+                        }
+                    }
+                }
+                WorkerState::Down if available => match worker.restart_at {
+                    Some(at) if at <= now => start(&shared, &mut pool, slot),
+                    Some(at) => consider(at),
+                    None => {}
+                },
+                _ => {}
+            }
+        }
+        pool = match wake {
+            Some(at) => {
+                shared
+                    .changed
+                    .wait_timeout(
+                        pool,
+                        at.saturating_duration_since(Instant::now())
+                            .max(Duration::from_millis(1)),
+                    )
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0
+            }
+            None => shared.changed.wait(pool).unwrap_or_else(|e| e.into_inner()),
+        };
+    }
+}

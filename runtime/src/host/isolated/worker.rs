@@ -1,0 +1,230 @@
+//! The worker process: loads the library with the in-process host (one library thread), says
+//! hello with its manifest, then runs the calls the server frames on stdin and frames their
+//! outcomes on stdout.
+//!
+//! Standard output is taken for the framing before the library loads
+//! ([`crate::stdio::take_protocol_stdout`]), so a Pascal `WriteLn` lands on stderr, which is the
+//! server's. At the end of stdin (the server closed the pipe, or ended) the worker exits at
+//! once, even while a call is running.
+
+use super::framing::{self, FromWorker, ToWorker, MAX_CALL_FRAME};
+use crate::host::{CallError, CallReturn, HostOptions, LibraryHost, ReturnValue};
+use delphi_mcp_manifest::abi::status;
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+/// The worker's arguments: `LIBRARY [--manifest FILE] [--max-result-bytes N]`, after the
+/// program and arguments of the [`super::WorkerCommand`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerArgs {
+    /// The library to load.
+    pub library: PathBuf,
+    /// `--manifest`: a manifest file to use or check against the embedded one.
+    pub manifest_file: Option<PathBuf>,
+    /// `--max-result-bytes`: strings longer than this are not sent.
+    pub max_result_bytes: usize,
+}
+
+impl WorkerArgs {
+    /// The arguments as the worker parses them.
+    pub fn to_args(&self) -> Vec<OsString> {
+        let mut args = vec![self.library.clone().into_os_string()];
+        if let Some(file) = &self.manifest_file {
+            args.push("--manifest".into());
+            args.push(file.clone().into_os_string());
+        }
+        args.push("--max-result-bytes".into());
+        args.push(self.max_result_bytes.to_string().into());
+        args
+    }
+
+    /// Parses what [`Self::to_args`] wrote.
+    pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<WorkerArgs, String> {
+        let mut args = args.into_iter();
+        let mut library = None;
+        let mut manifest_file = None;
+        let mut max_result_bytes = crate::host::DEFAULT_MAX_RESULT_BYTES;
+        while let Some(arg) = args.next() {
+            match arg.to_str() {
+                Some("--manifest") => {
+                    manifest_file =
+                        Some(PathBuf::from(args.next().ok_or("--manifest needs a file")?));
+                }
+                Some("--max-result-bytes") => {
+                    max_result_bytes = args
+                        .next()
+                        .and_then(|n| n.to_str().and_then(|n| n.parse().ok()))
+                        .ok_or("--max-result-bytes needs a number of bytes")?;
+                }
+                _ if library.is_none() => library = Some(PathBuf::from(arg)),
+                _ => return Err(format!("unexpected argument {arg:?}")),
+            }
+        }
+        Ok(WorkerArgs {
+            library: library.ok_or("the library to load is missing")?,
+            manifest_file,
+            max_result_bytes,
+        })
+    }
+}
+
+/// Runs a worker process with `args` ([`WorkerArgs`]); what `delphi-mcp worker` does. A
+/// program serving a library isolated through its own [`super::WorkerCommand`] calls this
+/// from that command.
+pub fn run_worker(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let args = match WorkerArgs::parse(args) {
+        Ok(args) => args,
+        Err(error) => {
+            eprintln!("delphi-mcp worker: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    // Before the library loads: from here on, anything written to fd 1 goes to stderr.
+    let output = match crate::stdio::take_protocol_stdout() {
+        Ok(output) => Arc::new(Mutex::new(output)),
+        Err(error) => {
+            eprintln!("delphi-mcp worker: cannot take stdout for the framing: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    ignore_interrupts();
+    let options = HostOptions {
+        manifest_file: args.manifest_file.clone(),
+        threads: 1,
+        // The server keeps the deadlines: it kills this process.
+        call_timeout: None,
+        max_result_bytes: args.max_result_bytes,
+    };
+    let pid = std::process::id();
+    let host = match LibraryHost::open(&args.library, &options) {
+        Ok(host) => host,
+        Err(error) => {
+            let hello = FromWorker::Hello {
+                pid,
+                outcome: Err(error.to_string()),
+            };
+            send(&output, &hello);
+            return ExitCode::from(1);
+        }
+    };
+    let manifest = crate::host::ToolHost::manifest(&host).canonical_json();
+    send(
+        &output,
+        &FromWorker::Hello {
+            pid,
+            outcome: Ok(manifest.into_bytes()),
+        },
+    );
+    let mut input = std::io::stdin().lock();
+    loop {
+        let payload = match framing::read_frame(&mut input, MAX_CALL_FRAME) {
+            Ok(Some(payload)) => payload,
+            // The server closed the pipe or ended: nothing more to do, even mid-call.
+            Ok(None) => exit_now(0),
+            Err(error) => {
+                eprintln!("delphi-mcp worker: reading from the server failed: {error}");
+                exit_now(3)
+            }
+        };
+        let ToWorker::Call { id, tool, args } = match framing::decode_to_worker(&payload) {
+            Ok(call) => call,
+            Err(error) => {
+                eprintln!("delphi-mcp worker: invalid frame from the server: {error}");
+                exit_now(3)
+            }
+        };
+        let output_for_call = Arc::clone(&output);
+        let submitted = host.submit(
+            tool as usize,
+            args,
+            None,
+            Box::new(move |outcome| send(&output_for_call, &outcome_frame(id, outcome))),
+        );
+        if let Err(error) = submitted {
+            send(&output, &outcome_frame(id, Err(error)));
+        }
+    }
+}
+
+/// The frame answering call `id`.
+fn outcome_frame(id: u64, outcome: Result<CallReturn, CallError>) -> FromWorker {
+    match outcome {
+        Ok(returned) => FromWorker::Returned { id, returned },
+        Err(CallError::ResultTooLarge { bytes, .. }) => FromWorker::TooLarge { id, bytes },
+        // A tool index the library does not have: the server and this worker disagree.
+        Err(error) => FromWorker::Returned {
+            id,
+            returned: CallReturn {
+                status: status::BAD_CALL,
+                value: ReturnValue::String(format!("bad call: {error}").into_bytes()),
+            },
+        },
+    }
+}
+
+/// Writes a frame; a server that is gone ends the worker.
+fn send(output: &Mutex<crate::stdio::ProtocolOutput>, message: &FromWorker) {
+    let frame = match framing::encode_from_worker(message) {
+        Ok(frame) => frame,
+        Err(error) => {
+            eprintln!("delphi-mcp worker: cannot encode an answer: {error}");
+            exit_now(3)
+        }
+    };
+    let mut output = output.lock().unwrap_or_else(|e| e.into_inner());
+    if output
+        .write_all(&frame)
+        .and_then(|()| output.flush())
+        .is_err()
+    {
+        exit_now(0);
+    }
+}
+
+/// Ends the process without running exit handlers: the library thread may be in the middle of
+/// a call, and the library's finalization must not run under it.
+fn exit_now(code: i32) -> ! {
+    #[cfg(unix)]
+    // SAFETY: `_exit` ends the process; nothing runs after it.
+    unsafe {
+        libc::_exit(code)
+    }
+    #[cfg(not(unix))]
+    std::process::exit(code)
+}
+
+/// Ctrl-C in a terminal signals the whole process group: the server shuts down and closes the
+/// pipes, which ends the worker; the worker itself ignores the signal.
+fn ignore_interrupts() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to "ignore" has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_IGN);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_round_trip() {
+        let args = WorkerArgs {
+            library: PathBuf::from("/lib/--manifest.so"),
+            manifest_file: Some(PathBuf::from("tools.json")),
+            max_result_bytes: 1234,
+        };
+        assert_eq!(WorkerArgs::parse(args.to_args()), Ok(args.clone()));
+        let plain = WorkerArgs {
+            manifest_file: None,
+            ..args
+        };
+        assert_eq!(WorkerArgs::parse(plain.to_args()), Ok(plain));
+        assert!(WorkerArgs::parse(Vec::<OsString>::new()).is_err());
+        assert!(WorkerArgs::parse(["a".into(), "b".into()]).is_err());
+        assert!(WorkerArgs::parse(["a".into(), "--max-result-bytes".into(), "x".into()]).is_err());
+    }
+}

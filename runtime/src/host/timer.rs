@@ -1,0 +1,137 @@
+//! Futures that complete at an instant, whatever executor polls them: the hosts are called
+//! from tokio (the transports) and from `bind!`'s plain `block_on`, which has no timer. One
+//! thread per process serves every pending deadline; a future that is dropped first removes
+//! its entry.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock};
+use std::task::{Context, Poll, Waker};
+use std::time::Instant;
+
+struct Timer {
+    entries: Mutex<BTreeMap<(Instant, u64), Waker>>,
+    changed: Condvar,
+    next_id: AtomicU64,
+}
+
+fn timer() -> &'static Timer {
+    static TIMER: OnceLock<&'static Timer> = OnceLock::new();
+    TIMER.get_or_init(|| {
+        let timer: &'static Timer = Box::leak(Box::new(Timer {
+            entries: Mutex::new(BTreeMap::new()),
+            changed: Condvar::new(),
+            next_id: AtomicU64::new(0),
+        }));
+        let spawned = std::thread::Builder::new()
+            .name("delphi-mcp-timer".into())
+            .spawn(move || timer.run());
+        if let Err(error) = spawned {
+            // Without the thread deadlines are never reached early; calls still end normally.
+            tracing::error!(%error, "cannot start the timer thread; call deadlines are not enforced");
+        }
+        timer
+    })
+}
+
+impl Timer {
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<(Instant, u64), Waker>> {
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn run(&self) {
+        let mut entries = self.lock();
+        loop {
+            let now = Instant::now();
+            while let Some(entry) = entries.first_entry() {
+                if entry.key().0 > now {
+                    break;
+                }
+                entry.remove().wake();
+            }
+            entries = match entries.keys().next() {
+                Some(&(at, _)) => {
+                    self.changed
+                        .wait_timeout(entries, at.saturating_duration_since(now))
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0
+                }
+                None => self
+                    .changed
+                    .wait(entries)
+                    .unwrap_or_else(|e| e.into_inner()),
+            };
+        }
+    }
+}
+
+/// Completes at `at` (at once when `at` has passed).
+pub(crate) fn sleep_until(at: Instant) -> Sleep {
+    Sleep { at, id: None }
+}
+
+/// The future of [`sleep_until`].
+pub(crate) struct Sleep {
+    at: Instant,
+    /// Set once registered with the timer thread.
+    id: Option<u64>,
+}
+
+impl Future for Sleep {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if Instant::now() >= self.at {
+            return Poll::Ready(());
+        }
+        let timer = timer();
+        let id = *self
+            .id
+            .get_or_insert_with(|| timer.next_id.fetch_add(1, Ordering::Relaxed));
+        let key = (self.at, id);
+        let mut entries = timer.lock();
+        let earliest = entries.keys().next().is_none_or(|first| key < *first);
+        entries.insert(key, cx.waker().clone());
+        drop(entries);
+        if earliest {
+            timer.changed.notify_one();
+        }
+        Poll::Pending
+    }
+}
+
+impl Drop for Sleep {
+    fn drop(&mut self) {
+        if let Some(id) = self.id {
+            timer().lock().remove(&(self.at, id));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn completes_at_its_instant_under_a_plain_executor() {
+        let started = Instant::now();
+        let at = started + Duration::from_millis(30);
+        crate::bind::block_on(sleep_until(at));
+        assert!(Instant::now() >= at);
+        // A past instant completes at once; a dropped future leaves no entry behind.
+        crate::bind::block_on(sleep_until(started));
+        let mut far = Box::pin(sleep_until(started + Duration::from_secs(3600)));
+        let waker = Waker::noop();
+        assert!(far
+            .as_mut()
+            .poll(&mut Context::from_waker(waker))
+            .is_pending());
+        let id = far.id.expect("registered");
+        assert!(timer().lock().contains_key(&(far.at, id)));
+        drop(far);
+        assert!(!timer().lock().keys().any(|&(_, other)| other == id));
+    }
+}
