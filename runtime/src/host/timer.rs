@@ -12,16 +12,26 @@ use std::task::{Context, Poll, Waker};
 use std::time::Instant;
 
 struct Timer {
-    entries: Mutex<BTreeMap<(Instant, u64), Waker>>,
+    state: Mutex<State>,
     changed: Condvar,
     next_id: AtomicU64,
+}
+
+struct State {
+    entries: BTreeMap<(Instant, u64), Waker>,
+    /// Until when the thread sleeps (`None`: until woken). A new entry wakes it only when it is
+    /// earlier, so that most calls (deadlines far ahead) cost no wake-up.
+    sleeping_until: Option<Instant>,
 }
 
 fn timer() -> &'static Timer {
     static TIMER: OnceLock<&'static Timer> = OnceLock::new();
     TIMER.get_or_init(|| {
         let timer: &'static Timer = Box::leak(Box::new(Timer {
-            entries: Mutex::new(BTreeMap::new()),
+            state: Mutex::new(State {
+                entries: BTreeMap::new(),
+                sleeping_until: None,
+            }),
             changed: Condvar::new(),
             next_id: AtomicU64::new(0),
         }));
@@ -37,31 +47,29 @@ fn timer() -> &'static Timer {
 }
 
 impl Timer {
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<(Instant, u64), Waker>> {
-        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn run(&self) {
-        let mut entries = self.lock();
+        let mut state = self.lock();
         loop {
             let now = Instant::now();
-            while let Some(entry) = entries.first_entry() {
+            while let Some(entry) = state.entries.first_entry() {
                 if entry.key().0 > now {
                     break;
                 }
                 entry.remove().wake();
             }
-            entries = match entries.keys().next() {
-                Some(&(at, _)) => {
+            state.sleeping_until = state.entries.keys().next().map(|&(at, _)| at);
+            state = match state.sleeping_until {
+                Some(at) => {
                     self.changed
-                        .wait_timeout(entries, at.saturating_duration_since(now))
+                        .wait_timeout(state, at.saturating_duration_since(now))
                         .unwrap_or_else(|e| e.into_inner())
                         .0
                 }
-                None => self
-                    .changed
-                    .wait(entries)
-                    .unwrap_or_else(|e| e.into_inner()),
+                None => self.changed.wait(state).unwrap_or_else(|e| e.into_inner()),
             };
         }
     }
@@ -90,12 +98,11 @@ impl Future for Sleep {
         let id = *self
             .id
             .get_or_insert_with(|| timer.next_id.fetch_add(1, Ordering::Relaxed));
-        let key = (self.at, id);
-        let mut entries = timer.lock();
-        let earliest = entries.keys().next().is_none_or(|first| key < *first);
-        entries.insert(key, cx.waker().clone());
-        drop(entries);
-        if earliest {
+        let mut state = timer.lock();
+        state.entries.insert((self.at, id), cx.waker().clone());
+        let sooner = state.sleeping_until.is_none_or(|until| self.at < until);
+        drop(state);
+        if sooner {
             timer.changed.notify_one();
         }
         Poll::Pending
@@ -105,7 +112,7 @@ impl Future for Sleep {
 impl Drop for Sleep {
     fn drop(&mut self) {
         if let Some(id) = self.id {
-            timer().lock().remove(&(self.at, id));
+            timer().lock().entries.remove(&(self.at, id));
         }
     }
 }
@@ -130,8 +137,8 @@ mod tests {
             .poll(&mut Context::from_waker(waker))
             .is_pending());
         let id = far.id.expect("registered");
-        assert!(timer().lock().contains_key(&(far.at, id)));
+        assert!(timer().lock().entries.contains_key(&(far.at, id)));
         drop(far);
-        assert!(!timer().lock().keys().any(|&(_, other)| other == id));
+        assert!(!timer().lock().entries.keys().any(|&(_, other)| other == id));
     }
 }

@@ -261,15 +261,18 @@ impl IsolatedHost {
             if let Some(refusal) = pool.unavailable_error(now) {
                 return Err(refusal);
             }
+            let deadline = self.shared.config.call_timeout.map(|limit| now + limit);
             let write = pool.submit(Pending {
                 id,
                 tool: index,
                 frame,
-                deadline: self.shared.config.call_timeout.map(|limit| now + limit),
+                deadline,
                 reply,
             });
-            // A queued call's deadline is the manager's to watch.
-            self.shared.changed.notify_all();
+            // The deadline is the manager's to watch: wake it when it sleeps past it.
+            if deadline.is_some_and(|at| pool.manager_until.is_none_or(|until| at < until)) {
+                self.shared.changed.notify_all();
+            }
             write
         };
         if let Some(write) = write {

@@ -271,6 +271,9 @@ pub(super) struct Pool {
     pub last_exit: Option<LibraryExit>,
     /// The load error of the last worker that could not load the library.
     pub load_error: Option<String>,
+    /// Until when the manager thread sleeps (`None`: until woken): a call whose deadline is
+    /// later needs no wake-up.
+    pub manager_until: Option<Instant>,
 }
 
 impl Pool {
@@ -289,6 +292,7 @@ impl Pool {
             unavailable: None,
             last_exit: None,
             load_error: None,
+            manager_until: None,
         }
     }
 

@@ -121,6 +121,7 @@ fn on_message(shared: &Shared, slot: usize, generation: u64, message: FromWorker
         if pool.workers[slot].generation != generation {
             return;
         }
+        let mut answer = false;
         let write = match message {
             FromWorker::Hello {
                 outcome: Ok(manifest),
@@ -146,16 +147,23 @@ fn on_message(shared: &Shared, slot: usize, generation: u64, message: FromWorker
                 pool.workers[slot].start_error = Some(error);
                 None
             }
+            // Nobody waits for answers but their callers: no wake-up.
             FromWorker::Returned { id, returned } => {
+                answer = true;
                 pool.returned(slot, id, Ok(returned), shared.config.max_result_bytes)
             }
             FromWorker::TooLarge { id, bytes } => {
+                answer = true;
                 pool.returned(slot, id, Err(bytes), shared.config.max_result_bytes)
             }
         };
-        shared.changed.notify_all();
+        if !answer {
+            // A starting host and the manager wait for hellos.
+            shared.changed.notify_all();
+        }
         write
     };
+    // The next call's frame, written once the pool's lock is released.
     if let Some(write) = write {
         pool::write_frame(write);
     }
@@ -307,6 +315,7 @@ pub(super) fn manage(shared: Arc<Shared>) {
                 _ => {}
             }
         }
+        pool.manager_until = wake;
         pool = match wake {
             Some(at) => {
                 shared
