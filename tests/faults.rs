@@ -214,6 +214,27 @@ impl Serve {
     fn pid(&self) -> u32 {
         self.child.id()
     }
+
+    /// The `process_id`s of `calls` calls in a row.
+    fn library_pids(&mut self, calls: usize) -> HashSet<u64> {
+        (0..calls)
+            .map(|_| {
+                value(&self.call("process_id", json!({})))
+                    .as_u64()
+                    .expect("pid")
+            })
+            .collect()
+    }
+}
+
+/// The pids of the workers in a host state.
+fn worker_pids(host: &Value) -> HashSet<u64> {
+    host["workers"]
+        .as_array()
+        .expect("workers")
+        .iter()
+        .filter_map(|worker| worker["pid"].as_u64())
+        .collect()
 }
 
 impl Drop for Serve {
@@ -542,22 +563,11 @@ fn each_worker_has_its_own_process_and_globals() {
     let library = faults();
     let mut serve = Serve::start(&library, &["--isolate", "--workers", "2"]);
     let version = serve.version();
-    let workers: HashSet<u64> = version["host"]["workers"]
-        .as_array()
-        .expect("workers")
-        .iter()
-        .filter_map(|worker| worker["pid"].as_u64())
-        .collect();
+    let workers: HashSet<u64> = worker_pids(&version["host"]);
     assert_eq!(workers.len(), 2, "{version}");
     assert_eq!(version["threads"], 2, "{version}");
     // Calls go to the idle worker used least recently: one after the other they alternate.
-    let pids: HashSet<u64> = (0..2)
-        .map(|_| {
-            value(&serve.call("process_id", json!({})))
-                .as_u64()
-                .expect("pid")
-        })
-        .collect();
+    let pids: HashSet<u64> = serve.library_pids(2);
     assert_eq!(pids, workers, "both workers served a call");
     assert!(!pids.contains(&u64::from(serve.pid())));
     let counts: Vec<Value> = (0..4)
@@ -672,13 +682,7 @@ fn a_cancelled_isolated_call_restarts_its_worker_with_the_restart_policy() {
         &library,
         &["--isolate", "--workers", "2", "--on-cancel", "restart"],
     );
-    let before: HashSet<u64> = (0..2)
-        .map(|_| {
-            value(&serve.call("process_id", json!({})))
-                .as_u64()
-                .expect("pid")
-        })
-        .collect();
+    let before: HashSet<u64> = serve.library_pids(2);
     let id = serve.send_request(
         "tools/call",
         json!({"name": "loop_forever", "arguments": {}}),
@@ -705,24 +709,13 @@ fn a_cancelled_isolated_call_restarts_its_worker_with_the_restart_policy() {
     assert_eq!(host["restarts"], 1, "{host}");
     assert_eq!(host["onCancel"], "restart", "{host}");
     assert_eq!(host["lastExit"]["planned"], true, "{host}");
-    let after: HashSet<u64> = host["workers"]
-        .as_array()
-        .expect("workers")
-        .iter()
-        .filter_map(|w| w["pid"].as_u64())
-        .collect();
+    let after: HashSet<u64> = worker_pids(&host);
     assert_eq!(
         after.intersection(&before).count(),
         1,
         "one worker replaced: {before:?} -> {after:?}"
     );
-    let pids: HashSet<u64> = (0..2)
-        .map(|_| {
-            value(&serve.call("process_id", json!({})))
-                .as_u64()
-                .expect("pid")
-        })
-        .collect();
+    let pids: HashSet<u64> = serve.library_pids(2);
     assert_eq!(pids, after);
     // Not `finish`: whether end of input waits for the cancelled request is the stdio
     // transport's business, not the host's.

@@ -10,14 +10,17 @@
 
 #[path = "../tests/support/fixture.rs"]
 mod fixture;
+#[path = "../tests/support/worker.rs"]
+mod worker;
 
 use delphi_mcp_runtime::dispatch::{CallControl, Dispatch};
-use delphi_mcp_runtime::host::{ArgValue, CancelPolicy, IsolationOptions, WorkerCommand};
+use delphi_mcp_runtime::host::ArgValue;
 use delphi_mcp_runtime::mcp::McpServer;
 use delphi_mcp_runtime::{HostOptions, IsolatedHost, LibraryDispatch, LibraryHost, ToolHost};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use worker::isolation;
 
 /// Per-call latencies of one path.
 struct Latencies(Vec<Duration>);
@@ -57,14 +60,6 @@ where
         latencies.push(one.elapsed());
     }
     (Latencies(latencies), started.elapsed())
-}
-
-fn isolation(workers: usize) -> IsolationOptions {
-    IsolationOptions {
-        workers,
-        on_cancel: CancelPolicy::Abandon,
-        command: WorkerCommand::current_exe(&["worker"]).expect("current exe"),
-    }
 }
 
 /// A process's resident and private memory in KiB (Linux `/proc`), if readable.
@@ -124,13 +119,7 @@ async fn round_trips(label: &str, host: Arc<dyn ToolHost>, calls: u32) {
 }
 
 fn main() {
-    let mut args = std::env::args_os().skip(1);
-    if args.next().is_some_and(|arg| arg == "worker") {
-        std::process::exit(match delphi_mcp_runtime::host::isolated::run_worker(args) {
-            code if code == std::process::ExitCode::SUCCESS => 0,
-            _ => 1,
-        });
-    }
+    worker::run_as_worker_if_asked();
     let library = fixture::fixture_library(&[]);
     let options = HostOptions::default();
     let in_process: Arc<dyn ToolHost> =

@@ -8,25 +8,19 @@
 
 #[path = "support/fixture.rs"]
 mod fixture;
+#[path = "support/worker.rs"]
+mod worker;
 
 use delphi_mcp_runtime::bind::BoundLibrary;
 use delphi_mcp_runtime::call::ToolError;
 use delphi_mcp_runtime::dispatch::{CallControl, Dispatch};
 use delphi_mcp_runtime::host::{
-    ArgValue, CallError, CancelPolicy, HostStatus, Isolation, IsolationOptions, ReturnValue,
-    WorkerCommand, WorkerStatus,
+    ArgValue, CallError, HostStatus, Isolation, ReturnValue, WorkerStatus,
 };
 use delphi_mcp_runtime::{HostOptions, IsolatedHost, LibraryDispatch, LibraryHost, ToolHost};
 use fixture::{fixture_library, fixture_manifest};
 use std::sync::Arc;
-
-fn isolation(workers: usize) -> IsolationOptions {
-    IsolationOptions {
-        workers,
-        on_cancel: CancelPolicy::Abandon,
-        command: WorkerCommand::current_exe(&["worker"]).expect("current exe"),
-    }
-}
+use worker::isolation;
 
 fn start(defines: &[&str], options: &HostOptions) -> IsolatedHost {
     IsolatedHost::start(&fixture_library(defines), options, &isolation(1)).expect("start")
@@ -169,13 +163,7 @@ fn a_cancelled_call_leaves_the_host_serving() {
 }
 
 fn main() {
-    let mut args = std::env::args_os().skip(1);
-    if args.next().is_some_and(|arg| arg == "worker") {
-        std::process::exit(match delphi_mcp_runtime::host::isolated::run_worker(args) {
-            code if code == std::process::ExitCode::SUCCESS => 0,
-            _ => 1,
-        });
-    }
+    worker::run_as_worker_if_asked();
     let checks: [(&str, fn()); 5] = [
         (
             "manifest_and_calls_match_the_in_process_host",

@@ -198,10 +198,78 @@ impl Frame {
     }
 }
 
-fn string_len(value: &ArgValue) -> usize {
-    match value {
-        ArgValue::String(text) => text.len(),
-        _ => 0,
+/// A value as the framing carries it, arguments and results alike.
+enum Wire<'a> {
+    Absent,
+    Bool(bool),
+    Int(i64),
+    UInt(u64),
+    Double(f64),
+    Bytes(&'a [u8]),
+    /// A kind the ABI does not have (results only).
+    Unknown(i32),
+}
+
+impl Wire<'_> {
+    fn of_arg(arg: &ArgValue) -> Wire<'_> {
+        match arg {
+            ArgValue::Absent => Wire::Absent,
+            ArgValue::Bool(value) => Wire::Bool(*value),
+            ArgValue::Int(value) => Wire::Int(*value),
+            ArgValue::UInt(value) => Wire::UInt(*value),
+            ArgValue::Double(value) => Wire::Double(*value),
+            ArgValue::String(text) => Wire::Bytes(text.as_bytes()),
+        }
+    }
+
+    fn of_return(value: &ReturnValue) -> Wire<'_> {
+        match value {
+            ReturnValue::Absent => Wire::Absent,
+            ReturnValue::Bool(value) => Wire::Bool(*value),
+            ReturnValue::Int(value) => Wire::Int(*value),
+            ReturnValue::UInt(value) => Wire::UInt(*value),
+            ReturnValue::Double(value) => Wire::Double(*value),
+            ReturnValue::String(bytes) => Wire::Bytes(bytes),
+            ReturnValue::Unknown(kind) => Wire::Unknown(*kind),
+        }
+    }
+
+    /// Bytes it takes in a frame.
+    fn size(&self) -> usize {
+        match self {
+            Wire::Bytes(bytes) => 8 + bytes.len(),
+            _ => 12,
+        }
+    }
+}
+
+impl Frame {
+    fn value(&mut self, value: &Wire<'_>) -> Result<(), FrameError> {
+        match *value {
+            Wire::Absent => self.i32(AbiKind::Absent as i32),
+            Wire::Bool(value) => {
+                self.i32(AbiKind::Bool as i32);
+                self.u8(u8::from(value));
+            }
+            Wire::Int(value) => {
+                self.i32(AbiKind::Int as i32);
+                self.u64(value as u64);
+            }
+            Wire::UInt(value) => {
+                self.i32(AbiKind::UInt as i32);
+                self.u64(value);
+            }
+            Wire::Double(value) => {
+                self.i32(AbiKind::Double as i32);
+                self.u64(value.to_bits());
+            }
+            Wire::Bytes(bytes) => {
+                self.i32(AbiKind::String as i32);
+                self.bytes(bytes)?;
+            }
+            Wire::Unknown(kind) => self.i32(kind),
+        }
+        Ok(())
     }
 }
 
@@ -209,35 +277,13 @@ fn string_len(value: &ArgValue) -> usize {
 pub fn encode_to_worker(message: &ToWorker) -> Result<Vec<u8>, FrameError> {
     match message {
         ToWorker::Call { id, tool, args } => {
-            let strings: usize = args.iter().map(string_len).sum();
-            let mut frame = Frame::new(CALL, 16 + args.len() * 16 + strings);
+            let values: Vec<Wire<'_>> = args.iter().map(Wire::of_arg).collect();
+            let mut frame = Frame::new(CALL, 16 + values.iter().map(Wire::size).sum::<usize>());
             frame.u64(*id);
             frame.u32(*tool);
-            frame.u32(u32::try_from(args.len()).unwrap_or(u32::MAX));
-            for arg in args {
-                match arg {
-                    ArgValue::Absent => frame.i32(AbiKind::Absent as i32),
-                    ArgValue::Bool(value) => {
-                        frame.i32(AbiKind::Bool as i32);
-                        frame.u8(u8::from(*value));
-                    }
-                    ArgValue::Int(value) => {
-                        frame.i32(AbiKind::Int as i32);
-                        frame.u64(*value as u64);
-                    }
-                    ArgValue::UInt(value) => {
-                        frame.i32(AbiKind::UInt as i32);
-                        frame.u64(*value);
-                    }
-                    ArgValue::Double(value) => {
-                        frame.i32(AbiKind::Double as i32);
-                        frame.u64(value.to_bits());
-                    }
-                    ArgValue::String(text) => {
-                        frame.i32(AbiKind::String as i32);
-                        frame.bytes(text.as_bytes())?;
-                    }
-                }
+            frame.u32(u32::try_from(values.len()).unwrap_or(u32::MAX));
+            for value in &values {
+                frame.value(value)?;
             }
             frame.finish()
         }
@@ -259,37 +305,11 @@ pub fn encode_from_worker(message: &FromWorker) -> Result<Vec<u8>, FrameError> {
             frame.finish()
         }
         FromWorker::Returned { id, returned } => {
-            let strings = match &returned.value {
-                ReturnValue::String(bytes) => bytes.len(),
-                _ => 0,
-            };
-            let mut frame = Frame::new(RETURNED, 32 + strings);
+            let value = Wire::of_return(&returned.value);
+            let mut frame = Frame::new(RETURNED, 12 + value.size());
             frame.u64(*id);
             frame.i32(returned.status);
-            match &returned.value {
-                ReturnValue::Absent => frame.i32(AbiKind::Absent as i32),
-                ReturnValue::Bool(value) => {
-                    frame.i32(AbiKind::Bool as i32);
-                    frame.u8(u8::from(*value));
-                }
-                ReturnValue::Int(value) => {
-                    frame.i32(AbiKind::Int as i32);
-                    frame.u64(*value as u64);
-                }
-                ReturnValue::UInt(value) => {
-                    frame.i32(AbiKind::UInt as i32);
-                    frame.u64(*value);
-                }
-                ReturnValue::Double(value) => {
-                    frame.i32(AbiKind::Double as i32);
-                    frame.u64(value.to_bits());
-                }
-                ReturnValue::String(bytes) => {
-                    frame.i32(AbiKind::String as i32);
-                    frame.bytes(bytes)?;
-                }
-                ReturnValue::Unknown(kind) => frame.i32(*kind),
-            }
+            frame.value(&value)?;
             frame.finish()
         }
         FromWorker::TooLarge { id, bytes } => {
@@ -353,6 +373,18 @@ impl<'a> Fields<'a> {
         self.take(len)
     }
 
+    fn value(&mut self) -> Result<Wire<'a>, FrameError> {
+        Ok(match self.i32()? {
+            k if k == AbiKind::Absent as i32 => Wire::Absent,
+            k if k == AbiKind::Bool as i32 => Wire::Bool(self.flag()?),
+            k if k == AbiKind::Int as i32 => Wire::Int(self.u64()? as i64),
+            k if k == AbiKind::UInt as i32 => Wire::UInt(self.u64()?),
+            k if k == AbiKind::Double as i32 => Wire::Double(f64::from_bits(self.u64()?)),
+            k if k == AbiKind::String as i32 => Wire::Bytes(self.bytes()?),
+            other => Wire::Unknown(other),
+        })
+    }
+
     fn end(self) -> Result<(), FrameError> {
         match self.rest.len() {
             0 => Ok(()),
@@ -386,19 +418,18 @@ pub fn decode_to_worker(payload: &[u8]) -> Result<ToWorker, FrameError> {
     }
     let mut args = Vec::with_capacity(count);
     for index in 0..count {
-        let kind = fields.i32()?;
-        args.push(match kind {
-            k if k == AbiKind::Absent as i32 => ArgValue::Absent,
-            k if k == AbiKind::Bool as i32 => ArgValue::Bool(fields.flag()?),
-            k if k == AbiKind::Int as i32 => ArgValue::Int(fields.u64()? as i64),
-            k if k == AbiKind::UInt as i32 => ArgValue::UInt(fields.u64()?),
-            k if k == AbiKind::Double as i32 => ArgValue::Double(f64::from_bits(fields.u64()?)),
-            k if k == AbiKind::String as i32 => ArgValue::String(
-                std::str::from_utf8(fields.bytes()?)
+        args.push(match fields.value()? {
+            Wire::Absent => ArgValue::Absent,
+            Wire::Bool(value) => ArgValue::Bool(value),
+            Wire::Int(value) => ArgValue::Int(value),
+            Wire::UInt(value) => ArgValue::UInt(value),
+            Wire::Double(value) => ArgValue::Double(value),
+            Wire::Bytes(bytes) => ArgValue::String(
+                std::str::from_utf8(bytes)
                     .map_err(|_| FrameError::NotUtf8("an argument string"))?
                     .to_string(),
             ),
-            kind => return Err(FrameError::UnknownKind { index, kind }),
+            Wire::Unknown(kind) => return Err(FrameError::UnknownKind { index, kind }),
         });
     }
     fields.end()?;
@@ -425,16 +456,14 @@ pub fn decode_from_worker(payload: &[u8]) -> Result<FromWorker, FrameError> {
         RETURNED => {
             let id = fields.u64()?;
             let status = fields.i32()?;
-            let value = match fields.i32()? {
-                k if k == AbiKind::Absent as i32 => ReturnValue::Absent,
-                k if k == AbiKind::Bool as i32 => ReturnValue::Bool(fields.flag()?),
-                k if k == AbiKind::Int as i32 => ReturnValue::Int(fields.u64()? as i64),
-                k if k == AbiKind::UInt as i32 => ReturnValue::UInt(fields.u64()?),
-                k if k == AbiKind::Double as i32 => {
-                    ReturnValue::Double(f64::from_bits(fields.u64()?))
-                }
-                k if k == AbiKind::String as i32 => ReturnValue::String(fields.bytes()?.to_vec()),
-                other => ReturnValue::Unknown(other),
+            let value = match fields.value()? {
+                Wire::Absent => ReturnValue::Absent,
+                Wire::Bool(value) => ReturnValue::Bool(value),
+                Wire::Int(value) => ReturnValue::Int(value),
+                Wire::UInt(value) => ReturnValue::UInt(value),
+                Wire::Double(value) => ReturnValue::Double(value),
+                Wire::Bytes(bytes) => ReturnValue::String(bytes.to_vec()),
+                Wire::Unknown(kind) => ReturnValue::Unknown(kind),
             };
             FromWorker::Returned {
                 id,
