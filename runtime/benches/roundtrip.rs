@@ -8,19 +8,13 @@
 //! The bench binary is its own worker program: run as `roundtrip worker LIBRARY ...` it serves
 //! as an isolated host's worker process (`WorkerCommand::current_exe(&["worker"])`).
 
-#[path = "../tests/support/fixture.rs"]
-mod fixture;
-#[path = "../tests/support/worker.rs"]
-mod worker;
-
 use delphi_mcp_runtime::dispatch::{CallControl, Dispatch};
-use delphi_mcp_runtime::host::ArgValue;
+use delphi_mcp_runtime::host::{ArgValue, IsolationOptions};
 use delphi_mcp_runtime::mcp::McpServer;
 use delphi_mcp_runtime::{HostOptions, IsolatedHost, LibraryDispatch, LibraryHost, ToolHost};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use worker::isolation;
 
 /// Per-call latencies of one path.
 struct Latencies(Vec<Duration>);
@@ -118,9 +112,16 @@ async fn round_trips(label: &str, host: Arc<dyn ToolHost>, calls: u32) {
     let _ = serving.await;
 }
 
+fn isolation(workers: usize) -> IsolationOptions {
+    IsolationOptions::current_exe(workers, "worker").expect("current exe")
+}
+
 fn main() {
-    worker::run_as_worker_if_asked();
-    let library = fixture::fixture_library(&[]);
+    delphi_mcp_runtime::host::isolated::run_worker_if_called("worker");
+    let library = delphi_mcp_test_support::abi_lib::fixture_library(
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")),
+        &[],
+    );
     let options = HostOptions::default();
     let in_process: Arc<dyn ToolHost> =
         Arc::new(LibraryHost::open(&library, &options).expect("load"));

@@ -6,21 +6,29 @@
 //! ...`, through `WorkerCommand::current_exe(&["worker"])`). Each check runs in turn; a failed
 //! assertion fails the run.
 
-#[path = "support/fixture.rs"]
-mod fixture;
-#[path = "support/worker.rs"]
-mod worker;
-
 use delphi_mcp_runtime::bind::BoundLibrary;
 use delphi_mcp_runtime::call::ToolError;
 use delphi_mcp_runtime::dispatch::{CallControl, Dispatch};
 use delphi_mcp_runtime::host::{
-    ArgValue, CallError, HostStatus, Isolation, ReturnValue, WorkerStatus,
+    ArgValue, CallError, HostStatus, Isolation, IsolationOptions, ReturnValue, WorkerStatus,
 };
 use delphi_mcp_runtime::{HostOptions, IsolatedHost, LibraryDispatch, LibraryHost, ToolHost};
-use fixture::{fixture_library, fixture_manifest};
+use delphi_mcp_test_support::abi_lib::fixture_manifest;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use worker::isolation;
+
+/// The ABI fixture library built with `defines` (once per test process).
+fn fixture_library(defines: &[&str]) -> PathBuf {
+    delphi_mcp_test_support::abi_lib::fixture_library(
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+        defines,
+    )
+}
+
+/// `workers` worker processes of this test binary.
+fn isolation(workers: usize) -> IsolationOptions {
+    IsolationOptions::current_exe(workers, "worker").expect("current exe")
+}
 
 fn start(defines: &[&str], options: &HostOptions) -> IsolatedHost {
     IsolatedHost::start(&fixture_library(defines), options, &isolation(1)).expect("start")
@@ -163,7 +171,7 @@ fn a_cancelled_call_leaves_the_host_serving() {
 }
 
 fn main() {
-    worker::run_as_worker_if_asked();
+    delphi_mcp_runtime::host::isolated::run_worker_if_called("worker");
     let checks: [(&str, fn()); 5] = [
         (
             "manifest_and_calls_match_the_in_process_host",

@@ -3,7 +3,7 @@
 
 use crate::cmd::common::{build_project, SourceArgs};
 use delphi_mcp_codegen::project::{ProjectBuild, DEFAULT_FPC};
-use delphi_mcp_runtime::host::{self, CancelPolicy, IsolationOptions, ToolHost, WorkerCommand};
+use delphi_mcp_runtime::host::{self, CancelPolicy, IsolationOptions, ToolHost};
 use delphi_mcp_runtime::mcp::McpServer;
 use delphi_mcp_runtime::{HostOptions, LibraryDispatch};
 use miette::IntoDiagnostic;
@@ -145,9 +145,9 @@ pub fn run(args: Args) -> miette::Result<ExitCode> {
     let isolation = match args.isolate {
         false => None,
         true => Some(IsolationOptions {
-            workers: usize::from(args.workers),
             on_cancel: args.on_cancel,
-            command: WorkerCommand::current_exe(&["worker"]).into_diagnostic()?,
+            ..IsolationOptions::current_exe(usize::from(args.workers), "worker")
+                .into_diagnostic()?
         }),
     };
     let host = host::open_host(&library, &options, isolation.as_ref()).into_diagnostic()?;

@@ -101,6 +101,34 @@ pub struct IsolationOptions {
     pub command: WorkerCommand,
 }
 
+impl IsolationOptions {
+    /// `workers` processes of this program started as `PROGRAM subcommand ...` (the program
+    /// calls [`run_worker_if_called`] first thing), abandoning cancelled calls.
+    pub fn current_exe(workers: usize, subcommand: &str) -> std::io::Result<IsolationOptions> {
+        Ok(IsolationOptions {
+            workers,
+            on_cancel: CancelPolicy::Abandon,
+            command: WorkerCommand::current_exe(&[subcommand])?,
+        })
+    }
+}
+
+/// When this program was started with `subcommand` as its first argument (as
+/// [`IsolationOptions::current_exe`] starts its workers), runs as a worker with the arguments
+/// that follow and ends the process; otherwise returns. For programs without a command line
+/// parser of their own (a `delphi-mcp new` server, a test or bench binary).
+pub fn run_worker_if_called(subcommand: &str) {
+    let mut args = std::env::args_os().skip(1);
+    if args.next().is_some_and(|arg| arg == subcommand) {
+        let code = run_worker(args);
+        std::process::exit(if code == std::process::ExitCode::SUCCESS {
+            0
+        } else {
+            1
+        });
+    }
+}
+
 /// A library served from worker processes.
 pub struct IsolatedHost {
     library: HostLibrary,

@@ -1,0 +1,449 @@
+//! The tool model: every `[McpTool]` routine and method of the parsed units, with its name,
+//! description, parameters (resolved through the type table), result and source location, and
+//! every diagnostic about them.
+
+use crate::resolve::{Resolved, TypeEnv};
+use crate::types::Target;
+use delphi_mcp_manifest::{CallKind, SourceLocation, ToolAnnotations};
+use delphi_mcp_parser::ast::{
+    self, Decl, Member, Routine, SectionKind, StructuredKind, TypeDef, Visibility,
+};
+use delphi_mcp_parser::{Diagnostic, SourceDb, Span};
+use std::collections::BTreeMap;
+
+mod attributes;
+mod tool;
+
+use attributes::find_attr;
+
+/// One parsed unit handed to the generator.
+#[derive(Debug, Clone, Copy)]
+pub struct UnitInput<'a> {
+    /// The syntax tree.
+    pub unit: &'a ast::Unit,
+    /// The path written into the manifest (relative, `/` separators).
+    pub path: &'a str,
+}
+
+/// All tools of a run.
+#[derive(Debug, Clone)]
+pub struct Model {
+    /// The compiler target the units were read for.
+    pub target: String,
+    /// Names of the units the stubs must use, in input order.
+    pub units: Vec<String>,
+    /// The tools, sorted by name.
+    pub tools: Vec<Tool>,
+}
+
+/// One tool.
+#[derive(Debug, Clone)]
+pub struct Tool {
+    /// The MCP tool name.
+    pub name: String,
+    /// Display title (`[McpTitle]`).
+    pub title: Option<String>,
+    /// Description (attribute text, else the `<summary>` doc).
+    pub description: String,
+    /// MCP annotations, when any attribute gave one.
+    pub annotations: Option<ToolAnnotations>,
+    /// `TCalculationModule.Scale` or `Calc.Add`, for people.
+    pub routine: String,
+    /// How the routine is reached.
+    pub call: CallKind,
+    /// The Pascal text of the callee: `Calc.Add`, `Calc.TMath.Twice`, or the method name for
+    /// instance tools (called on the resolved object).
+    pub callee: String,
+    /// The class of the object for instance tools, unit-qualified.
+    pub instance_class: Option<String>,
+    /// All declared parameters in order (including those that receive nil).
+    pub params: Vec<ToolParam>,
+    /// The function result, `None` for a procedure.
+    pub result: Option<Resolved>,
+    /// Where the routine is declared.
+    pub source: SourceLocation,
+    /// Span of the routine name.
+    pub span: Span,
+}
+
+/// One parameter of a tool.
+#[derive(Debug, Clone)]
+pub struct ToolParam {
+    /// The Pascal name, also the JSON key.
+    pub name: String,
+    /// The type as written.
+    pub delphi_type: String,
+    /// The resolved type; `None` for a parameter that always receives nil.
+    pub resolved: Option<Resolved>,
+    /// The declared default as Pascal text.
+    pub default_pascal: Option<String>,
+    /// The declared default as JSON, when it is a literal.
+    pub default_json: Option<serde_json::Value>,
+    /// From the `<param>` doc.
+    pub description: Option<String>,
+}
+
+impl ToolParam {
+    /// True when the parameter is in the schema and the ABI.
+    pub fn in_schema(&self) -> bool {
+        self.resolved.is_some()
+    }
+}
+
+/// The result of [`build_model`].
+#[derive(Debug)]
+pub struct ModelOutcome {
+    /// The model (complete only when `diagnostics` has no error).
+    pub model: Model,
+    /// Errors and warnings, in source order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Whether `name` is a valid MCP tool name (1-128 of `A-Za-z0-9_-.`).
+pub fn is_valid_tool_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+struct Builder<'a> {
+    db: &'a SourceDb,
+    inputs: &'a [UnitInput<'a>],
+    env: TypeEnv<'a>,
+    diagnostics: Vec<Diagnostic>,
+    tools: Vec<Tool>,
+}
+
+/// A class of a parsed unit, for `[McpInstance]` and inheritance.
+struct ClassInfo<'a> {
+    unit: usize,
+    decl: &'a ast::TypeDecl,
+    ancestor: Option<String>,
+    instance: Option<(String, String, Span)>,
+}
+
+/// Builds the tool model of `inputs` for `target`, collecting every diagnostic.
+pub fn build_model(db: &SourceDb, inputs: &[UnitInput<'_>], target: &Target) -> ModelOutcome {
+    let units: Vec<&ast::Unit> = inputs.iter().map(|i| i.unit).collect();
+    let mut builder = Builder {
+        db,
+        inputs,
+        env: TypeEnv::new(&units, target.clone()),
+        diagnostics: Vec::new(),
+        tools: Vec::new(),
+    };
+    builder.run();
+    let mut tools = builder.tools;
+    let mut diagnostics = builder.diagnostics;
+    check_duplicates(&mut tools, &mut diagnostics);
+    tools.sort_by(|a, b| a.name.cmp(&b.name));
+    ModelOutcome {
+        model: Model {
+            target: target.name.clone(),
+            units: inputs.iter().map(|i| i.unit.name.to_string()).collect(),
+            tools,
+        },
+        diagnostics,
+    }
+}
+
+fn check_duplicates(tools: &mut [Tool], diagnostics: &mut Vec<Diagnostic>) {
+    let mut first: BTreeMap<&str, &Tool> = BTreeMap::new();
+    for tool in tools.iter() {
+        if let Some(previous) = first.get(tool.name.as_str()) {
+            diagnostics.push(
+                Diagnostic::error(
+                    format!(
+                        "two tools are named `{}` ({} and {})",
+                        tool.name, previous.routine, tool.routine
+                    ),
+                    Some(tool.span),
+                )
+                .with_label(previous.span, "first tool with this name")
+                .with_help("give one of them its own name: [McpTool('other_name')]"),
+            );
+        } else {
+            first.insert(&tool.name, tool);
+        }
+    }
+}
+
+impl<'a> Builder<'a> {
+    fn run(&mut self) {
+        let inputs = self.inputs;
+        let mut classes: Vec<ClassInfo<'a>> = Vec::new();
+        for (index, input) in inputs.iter().enumerate() {
+            for section in &input.unit.sections {
+                for decl in &section.decls {
+                    match decl {
+                        Decl::Routine(routine) => {
+                            if find_attr(&routine.attributes, "mcptool").is_some() {
+                                if section.kind == SectionKind::Interface {
+                                    self.routine_tool(index, routine);
+                                } else if routine.qualifier.is_none() {
+                                    self.diagnostics.push(
+                                        Diagnostic::error(
+                                            format!(
+                                                "tool routine `{}` is not declared in the unit's interface",
+                                                routine.name
+                                            ),
+                                            Some(routine.name_span),
+                                        )
+                                        .with_help("the generated stubs live in another unit and can only call what the interface declares"),
+                                    );
+                                }
+                            }
+                            self.check_unknown_attrs(&routine.attributes);
+                        }
+                        Decl::Type(ts) => {
+                            for td in &ts.items {
+                                if let TypeDef::Structured(st) = &td.def {
+                                    if section.kind != SectionKind::Interface {
+                                        if find_attr(&td.attributes, "mcpinstance").is_some()
+                                            || has_tool_member(st)
+                                        {
+                                            self.diagnostics.push(Diagnostic::error(
+                                                format!("class `{}` with tools is not declared in the unit's interface", td.name),
+                                                Some(td.name_span),
+                                            ));
+                                        }
+                                        continue;
+                                    }
+                                    let info = self.class_info(index, td, st);
+                                    classes.push(info);
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        for ci in 0..classes.len() {
+            self.class_tools(&classes, ci);
+        }
+    }
+
+    fn class_info(
+        &mut self,
+        unit: usize,
+        td: &'a ast::TypeDecl,
+        st: &'a ast::StructuredType,
+    ) -> ClassInfo<'a> {
+        self.check_unknown_attrs(&td.attributes);
+        let ancestor = st.ancestors.first().map(|a| match &a.kind {
+            ast::TypeRefKind::Named { name, .. } => name.to_string(),
+            _ => a.text.to_string(),
+        });
+        let mut instance = None;
+        if let Some(attr) = find_attr(&td.attributes, "mcpinstance") {
+            if st.kind != StructuredKind::Class {
+                self.diagnostics.push(Diagnostic::error(
+                    format!("[McpInstance] needs a class; `{}` is not one", td.name),
+                    Some(attr.span),
+                ));
+            } else if let Some(args) = self.string_args(attr, unit, 1, 2) {
+                let resolver = args[0].clone();
+                let prefix = args.get(1).cloned().unwrap_or_default();
+                if resolver.trim().is_empty() {
+                    self.diagnostics.push(
+                        Diagnostic::error("[McpInstance] needs a resolver expression", Some(attr.span))
+                            .with_help("name a global function or variable that yields the live object: [McpInstance('CurrentModule')]"),
+                    );
+                } else {
+                    instance = Some((resolver, prefix, attr.span));
+                }
+            }
+        }
+        ClassInfo {
+            unit,
+            decl: td,
+            ancestor,
+            instance,
+        }
+    }
+
+    fn routine_tool(&mut self, unit: usize, routine: &'a Routine) {
+        let unit_name = self.env.unit_name(unit).to_string();
+        let routine_label = format!("{unit_name}.{}", routine.name);
+        let callee = format!("{unit_name}.{}", routine.name);
+        self.make_tool(
+            unit,
+            routine,
+            ToolPlace {
+                routine_label,
+                callee,
+                call: CallKind::Routine,
+                instance_class: None,
+                prefix: String::new(),
+            },
+        );
+    }
+
+    fn class_tools(&mut self, classes: &[ClassInfo<'a>], ci: usize) {
+        let class = &classes[ci];
+        let TypeDef::Structured(st) = &class.decl.def else {
+            return;
+        };
+        let unit_name = self.env.unit_name(class.unit).to_string();
+        let class_name = &class.decl.name;
+        for section in &st.sections {
+            for member in &section.members {
+                let Member::Method(routine) = member else {
+                    continue;
+                };
+                self.check_unknown_attrs(&routine.attributes);
+                if find_attr(&routine.attributes, "mcptool").is_none() {
+                    continue;
+                }
+                if !matches!(
+                    section.visibility,
+                    Visibility::Default | Visibility::Public | Visibility::Published
+                ) {
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            format!(
+                                "tool method `{class_name}.{}` is not public",
+                                routine.name
+                            ),
+                            Some(routine.name_span),
+                        )
+                        .with_help("the generated stubs live in another unit: move it to the public section"),
+                    );
+                    continue;
+                }
+                let is_static = routine.is_class
+                    || routine
+                        .directives
+                        .iter()
+                        .any(|d| d.name.eq_ignore_ascii_case("static"));
+                if is_static {
+                    self.make_tool(
+                        class.unit,
+                        routine,
+                        ToolPlace {
+                            routine_label: format!("{class_name}.{}", routine.name),
+                            callee: format!("{unit_name}.{class_name}.{}", routine.name),
+                            call: CallKind::ClassMethod,
+                            instance_class: None,
+                            prefix: class
+                                .instance
+                                .as_ref()
+                                .map(|i| i.1.clone())
+                                .unwrap_or_default(),
+                        },
+                    );
+                    continue;
+                }
+                if st.kind != StructuredKind::Class {
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            format!(
+                                "tool method `{class_name}.{}` needs an object, but `{class_name}` is not a class",
+                                routine.name
+                            ),
+                            Some(routine.name_span),
+                        )
+                        .with_help("make it a `class function ... static`"),
+                    );
+                    continue;
+                }
+                // Every class with [McpInstance] that is, or descends from, this class exposes it.
+                let exposers: Vec<usize> = (0..classes.len())
+                    .filter(|&other| {
+                        classes[other].instance.is_some() && descends(classes, other, ci)
+                    })
+                    .collect();
+                if exposers.is_empty() {
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            format!(
+                                "no object for tool method `{class_name}.{}`: neither `{class_name}` nor a parsed class descending from it has [McpInstance]",
+                                routine.name
+                            ),
+                            Some(routine.name_span),
+                        )
+                        .with_help(format!("add [McpInstance('CurrentObject')] to `{class_name}` (a global function or variable that yields the live object), or make the method `class ... static`")),
+                    );
+                    continue;
+                }
+                for exposer in exposers {
+                    let info = &classes[exposer];
+                    let Some((resolver, prefix, _)) = &info.instance else {
+                        continue;
+                    };
+                    let exposer_unit = self.env.unit_name(info.unit).to_string();
+                    self.make_tool(
+                        class.unit,
+                        routine,
+                        ToolPlace {
+                            routine_label: format!("{}.{}", info.decl.name, routine.name),
+                            callee: routine.name.to_string(),
+                            call: CallKind::Instance {
+                                resolver: resolver.clone(),
+                                class: info.decl.name.to_string(),
+                            },
+                            instance_class: Some(format!("{exposer_unit}.{}", info.decl.name)),
+                            prefix: prefix.clone(),
+                        },
+                    );
+                }
+            }
+        }
+    }
+}
+
+struct ToolPlace {
+    routine_label: String,
+    callee: String,
+    call: CallKind,
+    instance_class: Option<String>,
+    prefix: String,
+}
+
+fn has_tool_member(st: &ast::StructuredType) -> bool {
+    st.sections.iter().any(|s| {
+        s.members.iter().any(|m| match m {
+            Member::Method(r) => find_attr(&r.attributes, "mcptool").is_some(),
+            _ => false,
+        })
+    })
+}
+
+/// Whether class `child` is, or descends from, class `base` (through parsed classes).
+fn descends(classes: &[ClassInfo<'_>], child: usize, base: usize) -> bool {
+    let mut current = child;
+    for _ in 0..64 {
+        if current == base {
+            return true;
+        }
+        let Some(ancestor) = &classes[current].ancestor else {
+            return false;
+        };
+        let last = ancestor.rsplit('.').next().unwrap_or(ancestor);
+        match classes
+            .iter()
+            .position(|c| c.decl.name.eq_ignore_ascii_case(last))
+        {
+            Some(next) => current = next,
+            None => return false,
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names_follow_the_mcp_rules() {
+        assert!(is_valid_tool_name("calc_scale"));
+        assert!(is_valid_tool_name("a.b-c"));
+        assert!(!is_valid_tool_name(""));
+        assert!(!is_valid_tool_name("has space"));
+        assert!(!is_valid_tool_name(&"x".repeat(129)));
+        assert!(!is_valid_tool_name("é"));
+    }
+}
