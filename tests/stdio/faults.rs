@@ -189,13 +189,19 @@ impl Serve {
 
     fn wait(mut self) -> ExitStatus {
         drop(self.stdin.take());
+        let pid = self.pid();
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             let _ = tx.send(self.child.wait());
         });
-        rx.recv_timeout(HANG_GUARD)
-            .expect("the server did not exit")
-            .expect("wait")
+        match rx.recv_timeout(HANG_GUARD) {
+            Ok(status) => status.expect("wait"),
+            Err(_) => {
+                // The waiting thread owns the child: end it by pid, so it does not outlive the test.
+                let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
+                panic!("the server did not exit");
+            }
+        }
     }
 
     /// Closes stdin; the server must exit with status 0.
