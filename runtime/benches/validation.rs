@@ -118,9 +118,8 @@ fn main() {
         let _ = stopped.await;
     }));
 
-    let list = format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{META}}}}}"#
-    );
+    let list =
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{META}}}}}"#);
     let (status, _) = post(addr, "tools/list", None, &list);
     assert_eq!(status, 200, "the server answers tools/list");
     let big = Arc::new(format!(
