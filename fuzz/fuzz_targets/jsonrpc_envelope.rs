@@ -1,0 +1,37 @@
+//! Any bytes as a JSON-RPC line or body: reading the envelope never panics, every request keeps
+//! its exact id, and what is handed to rmcp is one JSON object.
+
+#![no_main]
+
+use delphi_mcp_runtime::jsonrpc::{self, Incoming, Kind};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let messages = match jsonrpc::parse(text) {
+        Incoming::Single(message) => vec![message],
+        Incoming::Batch(messages) => messages,
+    };
+    for message in messages {
+        match message {
+            Ok(request) => {
+                let _ = request.tool_arguments();
+                let for_rmcp = request.for_rmcp(Some(1));
+                assert!(for_rmcp.starts_with('{') && for_rmcp.ends_with('}'));
+                if let Kind::Request(id) | Kind::Response(id) = &request.kind {
+                    let answer = jsonrpc::with_id(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#, id);
+                    assert!(answer.contains(id.as_json()));
+                }
+            }
+            Err(error) => {
+                let answer = error.to_json();
+                assert!(
+                    serde_json::from_str::<serde_json::Value>(&answer).is_ok()
+                        || answer.contains(error.id.as_json())
+                );
+            }
+        }
+    }
+});
