@@ -692,6 +692,13 @@ mod tests {
             (code::INVALID_REQUEST, "4".into())
         );
         assert_eq!(error("[]"), (code::INVALID_REQUEST, "null".into()));
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":8,"method":"x","params":{{"a":{}1{}}}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        // Raw values are read without recursion: any depth keeps its id.
+        assert!(single(&deep).is_ok());
         assert_eq!(error("42"), (code::INVALID_REQUEST, "null".into()));
         assert_eq!(error("{"), (code::PARSE_ERROR, "null".into()));
         assert_eq!(error("{} x"), (code::PARSE_ERROR, "null".into()));

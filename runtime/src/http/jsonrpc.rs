@@ -38,6 +38,9 @@ const LARGE_BODY: usize = 64 * 1024;
 /// The header naming a legacy session.
 const SESSION_HEADER: &str = "mcp-session-id";
 
+/// (session, client id) -> internal ids of the requests in progress.
+type InFlightMap = Arc<Mutex<HashMap<(String, IdKey), Vec<i64>>>>;
+
 /// The protocol state of the endpoint: internal ids, session eras, requests in progress.
 #[derive(Default)]
 pub(super) struct Protocol {
@@ -45,7 +48,7 @@ pub(super) struct Protocol {
     /// Session id -> the protocol version its `initialize` negotiated.
     session_eras: Mutex<HashMap<String, String>>,
     /// (session, client id) -> internal ids of requests in progress (for cancellation).
-    in_flight: Arc<Mutex<HashMap<(String, IdKey), Vec<i64>>>>,
+    in_flight: InFlightMap,
 }
 
 /// The body of an rmcp answer.
@@ -240,7 +243,7 @@ impl Protocol {
 
 /// A request in progress in a session; forgotten when dropped.
 pub(super) struct InFlight {
-    map: Arc<Mutex<HashMap<(String, IdKey), Vec<i64>>>>,
+    map: InFlightMap,
     key: (String, IdKey),
     internal: i64,
 }

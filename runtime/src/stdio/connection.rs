@@ -38,7 +38,7 @@ pub enum Prepared {
     /// The answer to send instead of handling the line.
     Answer(EnvelopeError),
     /// One message.
-    Single(Item),
+    Single(Box<Item>),
     /// A batch: its messages, or the errors answering them.
     Batch(Vec<Result<Item, EnvelopeError>>),
 }
@@ -69,7 +69,7 @@ pub fn prepare(line: &[u8]) -> Prepared {
     }
     match jsonrpc::parse(text) {
         Incoming::Single(Err(error)) => Prepared::Answer(error),
-        Incoming::Single(Ok(request)) => Prepared::Single(item(&request)),
+        Incoming::Single(Ok(request)) => Prepared::Single(Box::new(item(&request))),
         Incoming::Batch(items) => {
             Prepared::Batch(items.into_iter().map(|r| r.map(|r| item(&r))).collect())
         }
@@ -243,7 +243,7 @@ impl Connection {
             }
             Prepared::Single(item) => {
                 let slot = self.open_slot(false);
-                self.route(slot, item, now);
+                self.route(slot, *item, now);
             }
             Prepared::Batch(items) => {
                 let slot = self.open_slot(true);
@@ -501,28 +501,39 @@ impl Connection {
     }
 
     /// The lines to write now, and when to look again (an answer held behind an earlier one).
+    /// Held answers keep their order among themselves: once one is due, the ready ones before
+    /// it go first.
     pub fn writable(&mut self, now: Instant) -> (Vec<String>, Option<Instant>) {
         let mut out = std::mem::take(&mut self.unordered);
+        let hold = self.ordered && !self.closed;
+        let due = |slot: &Slot| slot.ready_since.map(|since| since + HOLD);
+        // The last ready slot behind an unanswered one whose hold is over.
+        let mut blocked = false;
+        let mut release_to = None;
+        for (index, slot) in self.slots.iter().enumerate() {
+            if !slot.ready() {
+                blocked = true;
+            } else if !hold || !blocked || due(slot).is_some_and(|d| d <= now) {
+                release_to = Some(index);
+            }
+        }
         let mut wake: Option<Instant> = None;
         let mut blocked = false;
         let mut index = 0;
         while index < self.slots.len() {
             let slot = &self.slots[index];
-            let ready_since = match slot.ready_since {
-                Some(since) if slot.ready() => since,
-                _ => {
-                    blocked = true;
-                    index += 1;
-                    continue;
-                }
-            };
-            let due = ready_since + HOLD;
-            if !self.ordered || !blocked || self.closed || due <= now {
+            if !slot.ready() {
+                blocked = true;
+                index += 1;
+            } else if !hold || !blocked || release_to.is_some_and(|last| index <= last) {
+                release_to = release_to.and_then(|last| last.checked_sub(1));
                 if let Some(slot) = self.slots.remove(index) {
                     out.extend(slot.render());
                 }
             } else {
-                wake = Some(wake.map_or(due, |w| w.min(due)));
+                if let Some(d) = due(slot) {
+                    wake = Some(wake.map_or(d, |w| w.min(d)));
+                }
                 index += 1;
             }
         }
@@ -585,14 +596,29 @@ mod tests {
         accept(&mut connection, &ping("\"p\""), start);
         // The second call waits for the first; the ping goes at once.
         assert_eq!(handed(&mut connection), [2, 4]);
-        connection.answered(4, &answer(4), start);
+        // The ping and a later list are answered while the call runs, the list first.
+        accept(
+            &mut connection,
+            r#"{"jsonrpc":"2.0","id":"l","method":"tools/list"}"#,
+            start,
+        );
+        assert_eq!(handed(&mut connection), [5]);
+        connection.answered(5, &answer(5), start);
+        let soon = start + HOLD / 2;
+        connection.answered(4, &answer(4), soon);
         let (lines, wake) = connection.writable(start);
         assert_eq!(lines, [r#"{"jsonrpc":"2.0","id":"i","result":{}}"#]);
         assert_eq!(wake, Some(start + HOLD));
-        // The held ping is written after the hold, before the slow call ends.
+        // After the hold, both are written before the slow call ends, in request order.
         let later = start + HOLD;
         let (lines, _) = connection.writable(later);
-        assert_eq!(lines, [r#"{"jsonrpc":"2.0","id":"p","result":{}}"#]);
+        assert_eq!(
+            lines,
+            [
+                r#"{"jsonrpc":"2.0","id":"p","result":{}}"#,
+                r#"{"jsonrpc":"2.0","id":"l","result":{}}"#
+            ]
+        );
         connection.answered(2, &answer(2), later);
         assert_eq!(handed(&mut connection), [3]);
         connection.answered(3, &answer(3), later);

@@ -62,6 +62,11 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 if std::mem::take(&mut self.skipping) {
                     continue;
                 }
+                if line.len() > MAX_LINE {
+                    // It ended in the read that took it over the limit.
+                    line.truncate(KEPT_PREFIX);
+                    return Line::TooLong(line);
+                }
                 if line.last() == Some(&b'\r') {
                     line.pop();
                 }
