@@ -26,6 +26,7 @@ use bytes::Bytes;
 use http_body::{Body as HttpBody, Frame};
 use http_body_util::{BodyExt, Full};
 use rmcp::model::ClientJsonRpcMessage;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -41,9 +42,14 @@ const SESSION_HEADER: &str = "mcp-session-id";
 /// (session, client id) -> internal ids of the requests in progress.
 type InFlightMap = Arc<Mutex<HashMap<(String, IdKey), Vec<i64>>>>;
 
+/// Sessions remembered before the ones rmcp has ended (idle, deleted) are forgotten.
+const SESSIONS_KEPT: usize = 256;
+
 /// The protocol state of the endpoint: internal ids, session eras, requests in progress.
 #[derive(Default)]
 pub(super) struct Protocol {
+    /// rmcp's sessions (to forget the eras of sessions that ended).
+    sessions: Arc<LocalSessionManager>,
     next_internal: AtomicI64,
     /// Session id -> the protocol version its `initialize` negotiated.
     session_eras: Mutex<HashMap<String, String>>,
@@ -98,6 +104,37 @@ enum Plan {
 }
 
 impl Protocol {
+    /// The state of an endpoint whose sessions `sessions` holds.
+    pub(super) fn new(sessions: Arc<LocalSessionManager>) -> Protocol {
+        Protocol {
+            sessions,
+            ..Protocol::default()
+        }
+    }
+
+    /// Remembers the era `initialize` fixed for a new session.
+    async fn remember_session(&self, session: String, version: String) {
+        let crowded = {
+            let mut eras = self.session_eras.lock().unwrap_or_else(|e| e.into_inner());
+            eras.insert(session, version);
+            eras.len() > SESSIONS_KEPT
+        };
+        if crowded {
+            let live: std::collections::HashSet<String> = self
+                .sessions
+                .sessions
+                .read()
+                .await
+                .keys()
+                .map(|id| id.to_string())
+                .collect();
+            self.session_eras
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .retain(|id, _| live.contains(id));
+        }
+    }
+
     fn next_internal(&self) -> i64 {
         self.next_internal.fetch_add(1, Ordering::Relaxed) + 1
     }
@@ -329,10 +366,8 @@ pub(super) async fn post(
             if let Some(version) = &forward.initialize {
                 if let Some(new_session) = header_text(response.headers(), SESSION_HEADER) {
                     app.protocol
-                        .session_eras
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .insert(new_session, version.clone());
+                        .remember_session(new_session, version.clone())
+                        .await;
                 }
             }
             let id = forward.id.as_ref().map(|(id, _)| id);
@@ -615,6 +650,39 @@ mod tests {
             String::from_utf8_lossy(&text),
             "data:\nid: 0\nretry: 3000\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":{}}\nid: 1\n\n"
         );
+    }
+
+    #[test]
+    fn cancellation_names_the_internal_id_of_the_request_in_its_session() {
+        let protocol = Protocol::default();
+        let Plan::Single(call) = protocol.plan(
+            Some("s"),
+            None,
+            br#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"x","arguments":{}}}"#,
+        ) else {
+            panic!("forwarded")
+        };
+        let internal = call.id.as_ref().map(|(_, i)| *i).expect("a request");
+        let in_flight = protocol.register(Some("s"), &call);
+        let cancel = br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"\u0061"}}"#;
+        let Plan::Single(forward) = protocol.plan(Some("s"), None, cancel) else {
+            panic!("forwarded")
+        };
+        assert!(
+            forward.body.contains(&format!(r#""requestId":{internal}"#)),
+            "{}",
+            forward.body
+        );
+        // Another session's request of the same id is not this one; a finished one is gone.
+        assert!(matches!(
+            protocol.plan(Some("t"), None, cancel),
+            Plan::Accepted
+        ));
+        drop(in_flight);
+        assert!(matches!(
+            protocol.plan(Some("s"), None, cancel),
+            Plan::Accepted
+        ));
     }
 
     #[test]

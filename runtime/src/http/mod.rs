@@ -312,7 +312,7 @@ pub async fn bind(
         sse_only: make(
             base.with_legacy_session_mode(true)
                 .with_json_response(false),
-            sessions,
+            Arc::clone(&sessions),
         ),
         permits: Arc::new(Semaphore::new(options.max_concurrent.max(1))),
         max_concurrent: options.max_concurrent.max(1),
@@ -325,7 +325,7 @@ pub async fn bind(
             endpoint: format!("{}{ENDPOINT_PATH}", base_url(local)),
             auth: token_source.is_some(),
         },
-        protocol: jsonrpc::Protocol::default(),
+        protocol: jsonrpc::Protocol::new(Arc::clone(&sessions)),
     });
     let router = Router::new()
         .route("/", get(status_page))
