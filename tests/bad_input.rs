@@ -25,15 +25,13 @@ mod support {
 }
 
 use http_common::{connect, read_response, HttpResponse, HttpServer};
-use runtime_common::{meta_2026, server_exe, HANG_GUARD};
+use runtime_common::{meta_2026, Server};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -266,69 +264,19 @@ fn liveness(era: &str, n: i64) -> (String, Value) {
     )
 }
 
-/// A `delphi-mcp serve` over pipes, read line by line as raw text.
-struct StdioServer {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
-}
-
-impl StdioServer {
-    fn start(library: &Path, era: &str) -> StdioServer {
-        let mut child = Command::new(server_exe())
-            .arg("serve")
-            .arg(library)
-            .args(["--log-level", "error"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start delphi-mcp serve");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).split(b'\n') {
-                let Ok(line) = line else { break };
-                if tx
-                    .send(String::from_utf8_lossy(&line).into_owned())
-                    .is_err()
-                {
-                    break;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        let mut server = StdioServer {
-            child,
-            stdin,
-            lines,
-        };
-        if HANDSHAKE_ERAS.contains(&era) {
-            server.write(format!("{}\n", initialize(era)).as_bytes());
-            let answer = server.line().expect("initialize answered");
-            assert!(
-                answer.contains(&format!("\"protocolVersion\":\"{era}\"")),
-                "{answer}"
-            );
-            server.write(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
-        }
-        server
+/// A `delphi-mcp serve` over pipes in `era` (initialized for a handshake era).
+fn start_stdio(library: &Path, era: &str) -> Server {
+    let mut server = Server::start(library, &["--log-level", "error"]);
+    if HANDSHAKE_ERAS.contains(&era) {
+        server.write(format!("{}\n", initialize(era)).as_bytes());
+        let answer = server.receive_text().expect("initialize answered");
+        assert!(
+            answer.contains(&format!("\"protocolVersion\":\"{era}\"")),
+            "{answer}"
+        );
+        server.write(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
     }
-
-    fn write(&mut self, bytes: &[u8]) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        stdin.write_all(bytes).expect("write to the server");
-        stdin.flush().expect("flush");
-    }
-
-    fn line(&mut self) -> Option<String> {
-        self.lines.recv_timeout(HANG_GUARD).ok()
-    }
-
-    fn finish(mut self) -> bool {
-        drop(self.stdin.take());
-        self.child.wait().is_ok_and(|s| s.success())
-    }
+    server
 }
 
 fn initialize(version: &str) -> String {
@@ -338,7 +286,7 @@ fn initialize(version: &str) -> String {
 }
 
 /// Runs one case over stdio on `server`; `Err` says what went wrong.
-fn run_stdio(server: &mut StdioServer, case: &Case, n: i64) -> Result<(), String> {
+fn run_stdio(server: &mut Server, case: &Case, n: i64) -> Result<(), String> {
     match &case.writes {
         Some(writes) => {
             for write in writes {
@@ -363,10 +311,10 @@ fn run_stdio(server: &mut StdioServer, case: &Case, n: i64) -> Result<(), String
         .filter(|e| *e != "none")
         .collect();
     for expect in &expected {
-        let answer = server.line();
+        let answer = server.receive_text();
         check(expect, answer.as_deref())?;
     }
-    let answer = server.line();
+    let answer = server.receive_text();
     let alive_expect = if case.era == "none" {
         json!({"result": {}, "id": format!("\"alive-{n}\"")})
     } else {
@@ -380,32 +328,30 @@ fn run_stdio(server: &mut StdioServer, case: &Case, n: i64) -> Result<(), String
 fn bad_input_over_stdio() {
     let library = library();
     let cases: Vec<Case> = cases().into_iter().filter(|c| c.runs_on("stdio")).collect();
-    let mut servers: HashMap<String, StdioServer> = HashMap::new();
+    let mut servers: HashMap<String, Server> = HashMap::new();
     let mut failures = Vec::new();
     for (n, case) in cases.iter().enumerate() {
         let n = n as i64 + 1;
         let outcome = if case.era == "none" {
-            let mut server = StdioServer::start(&library, "none");
+            let mut server = start_stdio(&library, "none");
             let outcome = run_stdio(&mut server, case, n);
-            let exited = server.finish();
+            let exited = server.finish().success();
             outcome.and_then(|()| exited.then_some(()).ok_or("no clean exit".into()))
         } else {
             let server = servers
                 .entry(case.era.clone())
-                .or_insert_with(|| StdioServer::start(&library, &case.era));
+                .or_insert_with(|| start_stdio(&library, &case.era));
             run_stdio(server, case, n)
         };
         if let Err(why) = outcome {
             failures.push(format!("{} [{}]: {why}", case.name, case.era));
             // A failed case may leave answers behind: start that era afresh.
-            if let Some(server) = servers.remove(&case.era) {
-                let _ = server.finish();
-            }
+            servers.remove(&case.era);
         }
     }
     for (era, server) in servers {
         assert!(
-            server.finish(),
+            server.finish().success(),
             "{era}: the server did not exit cleanly at end of input"
         );
     }

@@ -125,16 +125,8 @@ impl Checks {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::headers;
     use super::*;
-    use axum::http::HeaderValue;
-
-    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
-        let mut map = HeaderMap::new();
-        for (name, value) in pairs {
-            map.append(*name, HeaderValue::from_str(value).expect("header"));
-        }
-        map
-    }
 
     #[test]
     fn host_and_origin_checks() {

@@ -461,28 +461,18 @@ async fn rewrite(
         return http::Response::from_parts(parts, rewriter.boxed());
     }
     if content_type.starts_with("application/json") {
-        let bytes = body
-            .collect()
-            .await
-            .map(|c| c.to_bytes())
-            .unwrap_or_default();
-        let text = String::from_utf8_lossy(&bytes);
+        let text = body_text(body).await;
         let text = match (id, internal) {
             (Some(id), Some(internal)) if jsonrpc::internal_id(&text) == Some(internal) => {
                 jsonrpc::with_id(&text, id)
             }
-            _ => text.into_owned(),
+            _ => text,
         };
         parts.headers.remove(header::CONTENT_LENGTH);
         return http::Response::from_parts(parts, Full::new(Bytes::from(text)).boxed());
     }
     if parts.status.is_client_error() || parts.status.is_server_error() {
-        let bytes = body
-            .collect()
-            .await
-            .map(|c| c.to_bytes())
-            .unwrap_or_default();
-        let message = String::from_utf8_lossy(&bytes);
+        let message = body_text(body).await;
         let message = if message.trim().is_empty() {
             parts
                 .status
@@ -490,7 +480,7 @@ async fn rewrite(
                 .unwrap_or("error")
                 .to_string()
         } else {
-            message.into_owned()
+            message
         };
         let json = jsonrpc::error_json(&id_or_null, code_of_status(parts.status), &message);
         parts.headers.remove(header::CONTENT_LENGTH);
@@ -501,6 +491,16 @@ async fn rewrite(
         return http::Response::from_parts(parts, Full::new(Bytes::from(json)).boxed());
     }
     http::Response::from_parts(parts, body)
+}
+
+/// A whole (finite) body as text.
+async fn body_text(body: RmcpBody) -> String {
+    let bytes = body
+        .collect()
+        .await
+        .map(|c| c.to_bytes())
+        .unwrap_or_default();
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// The JSON text answering one batch element (`None` for a notification).
@@ -515,13 +515,7 @@ async fn collect_answer(
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|c| c.starts_with("text/event-stream"));
-    let bytes = response
-        .into_body()
-        .collect()
-        .await
-        .map(|c| c.to_bytes())
-        .unwrap_or_default();
-    let text = String::from_utf8_lossy(&bytes);
+    let text = body_text(response.into_body()).await;
     let answer = if sse {
         text.lines()
             .filter_map(|line| line.strip_prefix("data:"))
@@ -539,7 +533,7 @@ async fn collect_answer(
     } else if text.trim().is_empty() {
         None
     } else {
-        Some(text.into_owned())
+        Some(text)
     };
     match (answer, id) {
         (Some(answer), _) => Some(answer),

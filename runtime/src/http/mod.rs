@@ -722,7 +722,8 @@ impl HttpBody for GuardedBody {
 mod tests {
     use super::*;
 
-    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+    /// A header map of `pairs` (also for the other modules' tests).
+    pub(super) fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
         let mut map = HeaderMap::new();
         for (name, value) in pairs {
             map.append(*name, HeaderValue::from_str(value).expect("header"));
