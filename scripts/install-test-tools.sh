@@ -50,7 +50,7 @@ if [ ! -x .tools/node/node_modules/.bin/mcp-inspector ] || [ ! -x .tools/node/no
 fi
 echo "node $(.tools/node/node_modules/node/bin/node --version)" >&2
 
-# The official MCP conformance suite, two versions side by side (tests/http_conformance.rs):
+# The official MCP conformance suite, two versions side by side (tests/http/conformance.rs):
 # 0.1.16 tests the 2025 eras, 0.2.0-alpha.12 tests 2026-07-28.
 for version in 0.1.16 0.2.0-alpha.12; do
   folder=.tools/conformance-$version
@@ -62,7 +62,7 @@ for version in 0.1.16 0.2.0-alpha.12; do
   fi
 done
 
-# Headless Chromium for the status-page test (tests/http_browser.rs).
+# Headless Chromium for the status-page test (tests/http/browser.rs).
 if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
   echo "installing chromium" >&2
   apt_install chromium

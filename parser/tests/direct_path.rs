@@ -3,11 +3,8 @@
 //! unit and a unit of shapes at the edges of what the direct path reads are parsed both ways.
 //! (`tests/grammar_props.rs` does the same for random and mutated input.)
 
-#[path = "../benches/parse.rs"]
-#[allow(dead_code)]
-mod bench;
-
 use delphi_mcp_parser::{parse_text, parse_text_grammar_only, ParseOptions, ParseResult, SourceDb};
+use delphi_mcp_test_support::synthetic::synthetic_unit;
 use std::path::{Path, PathBuf};
 
 /// The tree and diagnostics of `text` parsed both ways, for comparison.
@@ -82,7 +79,7 @@ fn every_fixture_gives_the_grammars_tree() {
 
 #[test]
 fn the_synthetic_unit_gives_the_grammars_tree() {
-    assert_same(Path::new("Synthetic.pas"), &bench::synthetic_unit(12));
+    assert_same(Path::new("Synthetic.pas"), &synthetic_unit(12));
 }
 
 /// Declarations the direct path reads, and near them shapes it must leave to the grammar

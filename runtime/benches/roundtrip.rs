@@ -3,9 +3,6 @@
 //! dispatcher, and a full JSON-RPC round trip through rmcp and the stdio transport over an
 //! in-memory pipe. Prints figures; asserts nothing about time.
 
-#[path = "../tests/support/fixture.rs"]
-mod fixture;
-
 use delphi_mcp_runtime::dispatch::{CallControl, Dispatch};
 use delphi_mcp_runtime::host::ArgValue;
 use delphi_mcp_runtime::mcp::McpServer;
@@ -24,7 +21,10 @@ fn report(label: &str, calls: u32, started: Instant) {
 }
 
 fn main() {
-    let library = fixture::fixture_library(&[]);
+    let library = delphi_mcp_test_support::abi_lib::fixture_library(
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")),
+        &[],
+    );
     let host = Arc::new(LibraryHost::open(&library, &HostOptions::default()).expect("load"));
     let add = host
         .manifest()

@@ -10,9 +10,6 @@
 //!
 //! Prints figures; asserts nothing about time.
 
-#[path = "../tests/support/fixture.rs"]
-mod fixture;
-
 use delphi_mcp_runtime::http::{bind, AuthMode, HttpOptions};
 use delphi_mcp_runtime::{marshal, HostOptions, LibraryDispatch, LibraryHost};
 use std::io::{Read, Write};
@@ -70,7 +67,10 @@ fn post(addr: SocketAddr, method: &str, name: Option<&str>, body: &str) -> (u16,
 }
 
 fn main() {
-    let library = fixture::fixture_library(&[]);
+    let library = delphi_mcp_test_support::abi_lib::fixture_library(
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")),
+        &[],
+    );
     let host = Arc::new(LibraryHost::open(&library, &HostOptions::default()).expect("load"));
     let add = host
         .manifest()

@@ -1,14 +1,20 @@
 //! The library host against a real Free Pascal library: loading checks, init, the library
 //! thread, marshalling through the ABI.
 
-#[path = "support/fixture.rs"]
-mod fixture;
-
 use delphi_mcp_runtime::dispatch::{CallControl, Dispatch};
 use delphi_mcp_runtime::host::{ArgValue, ReturnValue};
 use delphi_mcp_runtime::{HostOptions, LibraryDispatch, LibraryHost, LoadError};
-use fixture::{fixture_library, fixture_manifest};
+use delphi_mcp_test_support::abi_lib::fixture_manifest;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// The ABI fixture library built with `defines` (once per test process).
+fn fixture_library(defines: &[&str]) -> PathBuf {
+    delphi_mcp_test_support::abi_lib::fixture_library(
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+        defines,
+    )
+}
 
 fn block_on<F: std::future::Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()

@@ -1,7 +1,7 @@
-//! Loading a built library and calling its tools through the ABI (runtime/src/abi.rs), for
-//! tests that prove the generated stubs from Rust directly.
-
-#![allow(dead_code)]
+//! Loading a built library into the test process and calling its tools through the ABI
+//! (`delphi_mcp_manifest::abi`), for tests that prove the generated stubs from Rust directly.
+//! The dynamic loader maps a library file once per process: the tests of a binary that load the
+//! same file share its global state.
 
 use delphi_mcp_manifest::abi::{
     status, symbols, AbiKind, AbiValue, AbiVersionFn, FreeFn, InitFn, ManifestFn, ToolFn,
@@ -45,7 +45,7 @@ pub fn load(path: &Path) -> Loaded {
     // SAFETY: the library was just built from this repository; its initialization only sets
     // up the Pascal RTL. Callers keep it alive for the whole process.
     let library = unsafe { Library::new(path) }.expect("load the library");
-    // SAFETY: the symbols have the signatures of runtime/src/abi.rs.
+    // SAFETY: the symbols have the signatures of delphi_mcp_manifest::abi.
     let manifest = unsafe {
         let version: libloading::Symbol<AbiVersionFn> = library
             .get(symbols::ABI_VERSION.as_bytes())

@@ -1,28 +1,21 @@
 //! Building example and fixture projects with Free Pascal for tests, through the same code as
 //! `delphi-mcp build`. Each project is copied into a folder of its own under the target
 //! directory (per test process), so tests never write into the repository and never race.
-//!
-//! Use from a test file: `mod support { pub mod fpc; }` then `support::fpc::build_example("calc")`.
+//! Each project is built once per test process, shared by every test of the binary.
 
-#![allow(dead_code)]
-
+use super::repo;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-/// The repository root.
-pub fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// Builds `examples/<name>` and returns the path of its library.
 pub fn build_example(name: &str) -> PathBuf {
-    build_project_copy(&repo_root().join("examples").join(name))
+    build_project_copy(&repo().join("examples").join(name))
 }
 
 /// Builds `tests/fixtures/<name>` and returns the path of its library.
 pub fn build_fixture(name: &str) -> PathBuf {
-    build_project_copy(&repo_root().join("tests").join("fixtures").join(name))
+    build_project_copy(&repo().join("tests").join("fixtures").join(name))
 }
 
 fn copy_dir(from: &Path, to: &Path) {

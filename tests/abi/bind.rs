@@ -1,0 +1,141 @@
+//! `bind!` against the calc example: the library is built with Free Pascal (through the same
+//! code as `delphi-mcp build`) and called through the typed module the macro generates, from
+//! the units (feature `bind-units`) and from the manifest file `gen` wrote.
+
+use crate::support;
+use delphi_mcp_runtime::bind::BindError;
+use delphi_mcp_runtime::call::ToolError;
+
+delphi_mcp_runtime::bind!("examples/calc/CalcModule.pas", name = "Calc");
+
+// The manifest `delphi-mcp gen` keeps in the example (checked by `gen --check`).
+delphi_mcp_runtime::bind!(
+    manifest = "examples/calc/generated/tools.json",
+    module = calc_from_file
+);
+
+// Read for another library name: its manifest cannot match the calc library's.
+delphi_mcp_runtime::bind!(
+    "examples/calc/CalcModule.pas",
+    name = "Renamed",
+    module = renamed
+);
+
+#[test]
+fn compiled_in_manifest_is_what_the_build_script_api_generates() {
+    let out = tempfile::tempdir().expect("temp dir");
+    let built = delphi_mcp_codegen::Builder::new()
+        .unit(support::repo().join("examples/calc/CalcModule.pas"))
+        .name("Calc")
+        .out_dir(out.path())
+        .cargo_directives(false)
+        .generate()
+        .expect("the calc units generate");
+    let written = std::fs::read_to_string(out.path().join(delphi_mcp_codegen::MANIFEST_FILE))
+        .expect("the written manifest");
+    assert_eq!(calc::MANIFEST, written);
+    assert_eq!(calc_from_file::MANIFEST, written);
+    assert_eq!(built.generated.manifest.tools.len(), 28);
+    assert!(renamed::MANIFEST.contains("\"name\": \"Renamed\""));
+}
+
+#[test]
+fn calls_every_kind_of_tool() {
+    let library = support::fpc::build_example("calc");
+    let calc = calc::Library::load(&library).expect("the calc library loads");
+    assert_eq!(calc.bound().manifest().name, "Calc");
+
+    assert!(calc.calc_version().expect("version").contains('.'));
+    calc.calc_open_module().expect("open the module");
+
+    assert_eq!(calc.calc_add_integers(i64::MAX - 1, 1), Ok(i64::MAX));
+    assert_eq!(calc.calc_add_numbers(0.25, 0.5), Ok(0.75));
+    assert_eq!(calc.calc_scale(2.5, None), Ok(2.5));
+    assert_eq!(calc.calc_scale(2.5, Some(4.0)), Ok(10.0));
+    assert_eq!(calc.calc_max_unsigned(u64::MAX, 7), Ok(u64::MAX));
+    assert_eq!(calc.calc_negate(-5), Ok(5));
+    let sum: i64 = calc
+        .calc_sum_integers(
+            -128i8,
+            255u8,
+            -1i16,
+            65535u16,
+            1i32,
+            4_000_000_000u32,
+            2i32,
+            3u32,
+            4i32,
+            5u32,
+        )
+        .expect("sum");
+    assert_eq!(
+        sum,
+        -128 + 255 - 1 + 65535 + 1 + 4_000_000_000 + 2 + 3 + 4 + 5
+    );
+    assert_eq!(calc.calc_average(1.0f32, 2.0, 3.0, 6.0), Ok(3.0));
+    assert_eq!(calc.calc_percent_of(200.0, 50u8), Ok(100.0));
+    assert_eq!(calc.calc_is_positive(0.0, None), Ok(false));
+    assert_eq!(calc.calc_is_positive(0.0, Some(true)), Ok(true));
+    assert_eq!(calc.calc_repeat_text("ab", 3), Ok("ababab".to_string()));
+    assert_eq!(calc.calc_first_char("żółw"), Ok("ż".to_string()));
+    assert_eq!(calc.calc_join_with("a", "b", None), Ok("a,b".to_string()));
+    assert_eq!(
+        calc.calc_join_with("a", "b", Some(";")),
+        Ok("a;b".to_string())
+    );
+    assert_eq!(
+        calc.calc_add_days("2024-02-28", 1),
+        Ok("2024-02-29".to_string())
+    );
+    assert_eq!(calc.calc_round_value(2.4, Some("rmUp")), Ok(3.0));
+    assert_eq!(calc.calc_round_value(2.6, Some("rmDown")), Ok(2.0));
+    calc.calc_store_memory(12.34).expect("store");
+    assert_eq!(calc.calc_recall_memory(), Ok(12.34));
+
+    // The module bound from the manifest file: the same manifest, the same methods. (Here,
+    // while the module is open: the tests of this file run in parallel on one library.)
+    let from_file = calc_from_file::Library::load(&library).expect("the calc library loads");
+    assert_eq!(from_file.bound().manifest(), calc.bound().manifest());
+    assert_eq!(from_file.calc_add_integers(40, 2), Ok(42));
+    assert_eq!(from_file.calc_scale(2.5, Some(4.0)), Ok(10.0));
+    assert_eq!(from_file.calc_recall_memory(), Ok(12.34));
+
+    // Rejected before the call, exactly as for an MCP client.
+    let too_long = calc.calc_product_code("ABCDEFGHIJ", 1);
+    assert!(
+        matches!(&too_long, Err(ToolError::InvalidArguments(text)) if text.contains("Prefix")),
+        "{too_long:?}"
+    );
+    let unknown_member = calc.calc_round_value(1.0, Some("rmSideways"));
+    assert!(
+        matches!(&unknown_member, Err(ToolError::InvalidArguments(text)) if text.contains("rmSideways")),
+        "{unknown_member:?}"
+    );
+    // A Pascal exception.
+    let divided = calc.calc_divide(1, 0);
+    assert!(
+        matches!(&divided, Err(ToolError::Raised { tool, .. }) if tool == "calc_divide"),
+        "{divided:?}"
+    );
+    // The text an MCP client reads for the same failure.
+    let text = divided.map_err(|e| e.to_string()).err().unwrap_or_default();
+    assert!(text.starts_with("Tool \"calc_divide\" raised "), "{text}");
+    calc.calc_close_module().expect("close the module");
+}
+
+#[test]
+fn a_library_of_other_units_is_refused() {
+    let library = support::fpc::build_fixture("abi");
+    let refused = calc::Library::load(&library);
+    match refused {
+        Err(BindError::ManifestMismatch(difference)) => assert_eq!(difference.at, "$.name"),
+        other => panic!("expected a manifest mismatch, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_missing_library_is_a_load_error() {
+    let missing = support::repo().join("no-such-library.so");
+    let refused = renamed::Library::load(&missing);
+    assert!(matches!(refused, Err(BindError::Load(_))), "{refused:?}");
+}

@@ -1,0 +1,90 @@
+//! The official MCP conformance suite (`@modelcontextprotocol/conformance`) against
+//! `delphi-mcp serve --http` of the calc example: 0.1.16 for the 2025 eras, 0.2.0-alpha.12 for
+//! 2026-07-28 (with `--spec-version 2026-07-28` and with `--requirements 2026-07-28`). The suite
+//! exits non-zero on any failure outside `tests/conformance/expected-failures-*.yaml` and on
+//! any listed scenario that passes, so the baselines stay exact.
+//!
+//! The suite sends no Authorization header, so the server runs with `--no-auth` (on loopback);
+//! authentication is covered by `http::transport` and `http::python`.
+
+use crate::support;
+use crate::support::http::HttpServer;
+use crate::support::repo;
+use crate::support::tools::{conformance_cli, node};
+use std::process::Command;
+
+fn run_suite(version: &str, extra: &[&str], baseline: &str, must_pass: &[&str]) {
+    let library = support::fpc::build_example("calc");
+    let server = HttpServer::start(&library, &["--no-auth"]);
+    let results = tempfile::tempdir().expect("results folder");
+    let output = Command::new(node())
+        .arg(conformance_cli(version))
+        .args(["server", "--url", &server.endpoint])
+        .args(extra)
+        .arg("--expected-failures")
+        .arg(repo().join("tests/conformance").join(baseline))
+        .arg("-o")
+        .arg(results.path())
+        .output()
+        .expect("run the conformance suite");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "conformance {version} {extra:?} failed:\n{stdout}\n{stderr}"
+    );
+    let all = format!("{stdout}{stderr}");
+    assert!(all.contains("all failures are expected"), "{all}");
+    for scenario in must_pass {
+        assert!(
+            all.lines()
+                .any(|l| l.starts_with(&format!("✓ {scenario}:"))),
+            "scenario {scenario} did not pass:\n{all}"
+        );
+    }
+}
+
+#[test]
+fn conformance_2025_eras() {
+    run_suite(
+        "0.1.16",
+        &[],
+        "expected-failures-2025.yaml",
+        &[
+            "server-initialize",
+            "ping",
+            "tools-list",
+            "server-sse-multiple-streams",
+            "dns-rebinding-protection",
+        ],
+    );
+}
+
+#[test]
+fn conformance_2026_07_28_spec_version() {
+    run_suite(
+        "0.2.0-alpha.12",
+        &["--spec-version", "2026-07-28"],
+        "expected-failures-2026.yaml",
+        &[
+            "tools-list",
+            "server-sse-multiple-streams",
+            "dns-rebinding-protection",
+        ],
+    );
+}
+
+#[test]
+fn conformance_2026_07_28_requirements() {
+    run_suite(
+        "0.2.0-alpha.12",
+        &["--requirements", "2026-07-28"],
+        "expected-failures-2026.yaml",
+        &[
+            "tools-list",
+            "http-header-validation",
+            "input-required-result-validate-input",
+            "input-required-result-unsupported-methods",
+        ],
+    );
+}

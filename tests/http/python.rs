@@ -1,0 +1,56 @@
+//! The official Python MCP SDK client drives `delphi-mcp serve --http` over Streamable HTTP in
+//! both eras with the Bearer token: the same call cases as the stdio client
+//! (`tests/clients/abi_lib_cases.json`), tool listing checked against the manifest, and a
+//! client without the token refused.
+
+use crate::support::abi_lib::{fixture_library, fixture_manifest};
+use crate::support::http::HttpServer;
+use crate::support::repo;
+use crate::support::tools::python;
+use std::process::Command;
+
+fn run_client(mode: &str) {
+    let library = fixture_library(&[]);
+    let server = HttpServer::start(&library, &[]);
+    let output = Command::new(python())
+        .arg(repo().join("tests/clients/http_python_client.py"))
+        .arg(&server.endpoint)
+        .arg(server.token.as_deref().expect("token"))
+        .arg(&library)
+        .arg(fixture_manifest())
+        .arg(repo().join("tests/clients/abi_lib_cases.json"))
+        .arg(mode)
+        .output()
+        .expect("run the Python MCP client");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "Python MCP client over HTTP ({mode}) failed:\n{stdout}\n{stderr}"
+    );
+    let passed = stdout.lines().filter(|l| l.starts_with("ok ")).count();
+    assert!(passed > 60, "only {passed} checks ran:\n{stdout}");
+    assert!(stdout.contains("ok   refused without token"), "{stdout}");
+    assert!(stdout.contains("0 failure(s)"), "{stdout}");
+    // The calls went through this server: its status counts them.
+    let cases: Vec<serde_json::Value> = serde_json::from_slice(
+        &std::fs::read(repo().join("tests/clients/abi_lib_cases.json")).expect("cases"),
+    )
+    .expect("cases JSON");
+    let status = server.request("GET", "/status.json", &[], b"").json();
+    let totals = &status["totals"];
+    let seen =
+        totals["calls"].as_u64().unwrap_or(0) + totals["unknownToolCalls"].as_u64().unwrap_or(0);
+    // Every case plus mcp_get_version, each counted once.
+    assert_eq!(seen as usize, cases.len() + 1, "{totals}");
+}
+
+#[test]
+fn python_sdk_over_http_handshake_era() {
+    run_client("legacy");
+}
+
+#[test]
+fn python_sdk_over_http_stateless_era() {
+    run_client("2026-07-28");
+}
