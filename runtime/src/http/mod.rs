@@ -6,16 +6,18 @@
 //!   `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name` headers are checked against the body); the
 //!   `initialize` eras get rmcp sessions. Answers are JSON or SSE as the `Accept` header allows.
 //! - Every route: `Host` must name the bind address (DNS-rebinding protection) and a present
-//!   `Origin` must be the server's own or one given with `--allow-origin`, else 403.
+//!   `Origin` must be the server's own or one given with `--allow-origin`, else 403
+//!   (`checks.rs`).
 //! - `/mcp`: `Authorization: Bearer <token>` unless `--no-auth`, else 401 with
 //!   `WWW-Authenticate`; bodies over the limit get 413; more than `max_concurrent` requests in
 //!   progress get 503 with a JSON-RPC "busy" error; a request running past the timeout gets 504.
 //! - `GET /` and `GET /status.json`: the status page ([`page`]); open on loopback binds, behind
 //!   the token otherwise.
 //!
-//! The raw body text of a `tools/call` reaches the dispatcher as [`RawArguments`] (through the
-//! `http::request::Parts` rmcp attaches to each request), so duplicate keys and exact numbers are
-//! seen over HTTP as over stdio.
+//! Each body is read as raw JSON-RPC before rmcp sees it (`http/jsonrpc.rs`): exact ids, JSON-RPC
+//! error bodies with the right status, eras per session, batches in 2025-03-26, and the raw
+//! `arguments` of a `tools/call` reaching the dispatcher as [`crate::mcp::RawArguments`]
+//! (through the `http::request::Parts` rmcp attaches to each request), as over stdio.
 
 mod checks;
 mod jsonrpc;

@@ -2,16 +2,16 @@
 //!
 //! A custom rmcp transport, because the runtime needs the raw text of each message (exact
 //! ids, duplicate keys, numbers and strings `serde_json::Value` cannot hold) and decides the
-//! order answers are written in. Three tasks share one [`connection::Connection`]:
-//! - the reader reads stdin continuously ([`lines`]), also while calls run, so `ping`,
+//! order answers are written in. Three tasks share one connection state (`stdio/connection.rs`):
+//! - the reader reads stdin continuously (`stdio/lines.rs`), also while calls run, so `ping`,
 //!   `tools/list`, `notifications/cancelled` and end of input are always handled; each line is
 //!   read as raw JSON-RPC ([`crate::jsonrpc`]; lines over 64 KiB on a blocking thread) and
 //!   handed to rmcp under an internal id, or answered directly (parse errors, invalid requests,
 //!   a contradicting protocol era, refused batches);
-//! - rmcp (this [`Transport`]) handles requests and sends answers, which get the client's id
+//! - rmcp (through [`LineTransport`]) handles requests and sends answers, which get the client's id
 //!   back;
 //! - the writer writes answers in request order with one library thread, holding a ready answer
-//!   behind an earlier unanswered one for at most [`connection::HOLD`], and as they come with
+//!   behind an earlier unanswered one for at most [`HOLD`], and as they come with
 //!   several.
 //!
 //! stdout carries nothing but protocol; logs go to stderr through `tracing`. At end of input
