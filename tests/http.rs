@@ -9,6 +9,7 @@
 mod support;
 
 mod http {
+    mod bad_input;
     mod browser;
     mod conformance;
     mod faults;

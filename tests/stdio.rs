@@ -8,6 +8,8 @@
 mod support;
 
 mod stdio {
+    mod bad_input;
+    mod calls;
     mod faults;
     mod inspector;
     mod python;

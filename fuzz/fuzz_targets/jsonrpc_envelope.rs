@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
         match message {
             Ok(request) => {
                 let _ = request.tool_arguments();
-                let for_rmcp = request.for_rmcp(Some(1));
+                let for_rmcp = request.for_rmcp(Some(1), None);
                 assert!(for_rmcp.starts_with('{') && for_rmcp.ends_with('}'));
                 if let Kind::Request(id) | Kind::Response(id) = &request.kind {
                     let answer = jsonrpc::with_id(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#, id);

@@ -3,7 +3,7 @@
 //! rmcp parses whole messages into `serde_json::Value`s, which cannot hold every valid JSON
 //! text: `1e400`, integers of hundreds of digits and lone surrogates (`"\ud800"`) fail, and an
 //! id such as `18446744073709551617` would come back as a float. So the transports read the
-//! envelope here first, with every member kept as raw text:
+//! envelope here first, with every member kept as raw text ([`crate::raw_json`]):
 //!
 //! - [`parse`] tells a parse error (-32700) from an invalid request (-32600) and keeps the id of
 //!   a request whenever it can be read, so the error reaches the client under its id;
@@ -15,9 +15,9 @@
 //!
 //! The rules are JSON-RPC 2.0's with MCP's restrictions: `jsonrpc` must be exactly `"2.0"`, an
 //! id is a string or an integer (MCP forbids `null`; a fraction or exponent is not an integer),
-//! `method` a string, `params` an object or array when present.
+//! `method` a string, `params` an object or array when present, no member given twice.
 
-use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
+use crate::raw_json::{self, Key};
 use serde_json::value::RawValue;
 use std::fmt;
 
@@ -33,7 +33,14 @@ pub mod code {
     pub const INVALID_PARAMS: i64 = -32602;
     /// An internal error of the server.
     pub const INTERNAL_ERROR: i64 = -32603;
+    /// The server is busy (HTTP: too many requests in progress).
+    pub const SERVER_BUSY: i64 = -32000;
+    /// The request took longer than the server allows (HTTP `--timeout`).
+    pub const REQUEST_TIMEOUT: i64 = -32001;
 }
+
+/// The MCP `_meta` key naming a request's protocol version (2026-07-28).
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// A request id exactly as the client wrote it (a JSON string or integer, as raw text).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -50,8 +57,19 @@ impl RawId {
         RawId("null".into())
     }
 
+    /// An integer id (the transports' internal ids).
+    pub fn integer(value: i64) -> RawId {
+        RawId(value.to_string().into())
+    }
+
+    /// Reads `text` (JSON) as an id; `None` unless it is a string or an integer.
+    pub fn from_json(text: &str) -> Option<RawId> {
+        let raw: &RawValue = serde_json::from_str(text).ok()?;
+        RawId::check(raw).ok()
+    }
+
     /// Checks `raw` as an id: a string, or an integer without fraction or exponent.
-    fn check(raw: &RawValue) -> Result<RawId, &'static str> {
+    pub fn check(raw: &RawValue) -> Result<RawId, &'static str> {
         let text = raw.get().trim();
         match text.as_bytes().first() {
             Some(b'"') => Ok(RawId(text.into())),
@@ -67,6 +85,25 @@ impl RawId {
             _ => Err("the id must be a string or an integer"),
         }
     }
+
+    /// The id's value, for telling whether two ids name the same request (`"\u0061"` and
+    /// `"a"` do; `1` and `"1"` do not; `-0` and `0` do).
+    pub fn key(&self) -> IdKey {
+        let text = self.as_json();
+        if text.starts_with('"') {
+            match serde_json::from_str::<Key>(text) {
+                Ok(key) => IdKey::String(key.as_bytes().to_vec()),
+                Err(_) => IdKey::String(text.as_bytes().to_vec()),
+            }
+        } else if text
+            .strip_prefix('-')
+            .is_some_and(|d| d.bytes().all(|b| b == b'0'))
+        {
+            IdKey::Integer("0".into())
+        } else {
+            IdKey::Integer(text.into())
+        }
+    }
 }
 
 impl fmt::Display for RawId {
@@ -75,18 +112,37 @@ impl fmt::Display for RawId {
     }
 }
 
+/// The value of an id ([`RawId::key`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum IdKey {
+    /// An integer, as its decimal digits.
+    Integer(String),
+    /// A string, unescaped (WTF-8 when it holds a lone surrogate).
+    String(Vec<u8>),
+}
+
 /// A message the server must answer with an error instead of handling it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EnvelopeError {
     /// The id to answer under (`null` when it could not be read).
     pub id: RawId,
-    /// [`code::PARSE_ERROR`] or [`code::INVALID_REQUEST`].
+    /// [`code::PARSE_ERROR`] or [`code::INVALID_REQUEST`] (or another code for the rules the
+    /// transports add, e.g. a contradicting protocol era).
     pub code: i64,
     /// What was wrong.
     pub message: String,
 }
 
 impl EnvelopeError {
+    /// An invalid request (-32600) answered under `id`.
+    pub fn invalid(id: RawId, message: impl fmt::Display) -> EnvelopeError {
+        EnvelopeError {
+            id,
+            code: code::INVALID_REQUEST,
+            message: format!("Invalid Request: {message}"),
+        }
+    }
+
     /// The JSON-RPC error answer, as one line of JSON text.
     pub fn to_json(&self) -> String {
         error_json(&self.id, self.code, &self.message)
@@ -100,6 +156,19 @@ pub fn error_json(id: &RawId, code: i64, message: &str) -> String {
         "{{\"jsonrpc\":\"2.0\",\"id\":{},\"error\":{{\"code\":{code},\"message\":{message}}}}}",
         id.as_json()
     )
+}
+
+/// The JSON text of a batch answer: the answers as one array.
+pub fn batch_json<'a>(answers: impl IntoIterator<Item = &'a str>) -> String {
+    let mut out = String::from("[");
+    for (index, answer) in answers.into_iter().enumerate() {
+        if index > 0 {
+            out.push(',');
+        }
+        out.push_str(answer);
+    }
+    out.push(']');
+    out
 }
 
 /// What one well-formed message is.
@@ -135,26 +204,31 @@ pub enum Incoming<'a> {
     Batch(Vec<Result<Request<'a>, EnvelopeError>>),
 }
 
-/// Reads one line or body of JSON-RPC.
+/// Reads one line or body of JSON-RPC. A UTF-8 byte order mark before it is ignored.
 pub fn parse(text: &str) -> Incoming<'_> {
-    let trimmed = text.trim_start();
-    if trimmed.starts_with('[') {
-        let elements = match split_array(text) {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.trim_start().starts_with('[') {
+        let elements = match raw_json::array_elements(text) {
             Ok(elements) => elements,
             Err(error) => return Incoming::Single(Err(parse_error(&error))),
         };
         if elements.is_empty() {
-            return Incoming::Single(Err(EnvelopeError {
-                id: RawId::null(),
-                code: code::INVALID_REQUEST,
-                message: "Invalid Request: an empty batch".into(),
-            }));
+            return Incoming::Single(Err(EnvelopeError::invalid(RawId::null(), "an empty batch")));
         }
         return Incoming::Batch(elements.into_iter().map(message).collect());
     }
     match serde_json::from_str::<&RawValue>(text) {
         Ok(raw) => Incoming::Single(message(raw)),
         Err(error) => Incoming::Single(Err(parse_error(&error))),
+    }
+}
+
+/// The answer to a line or body that is not UTF-8.
+pub fn not_utf8() -> EnvelopeError {
+    EnvelopeError {
+        id: RawId::null(),
+        code: code::PARSE_ERROR,
+        message: "Parse error: the message is not valid UTF-8".into(),
     }
 }
 
@@ -166,49 +240,8 @@ fn parse_error(error: &serde_json::Error) -> EnvelopeError {
     }
 }
 
-fn split_array(text: &str) -> Result<Vec<&RawValue>, serde_json::Error> {
-    struct Elements;
-    impl<'de> Visitor<'de> for Elements {
-        type Value = Vec<&'de RawValue>;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("a JSON array")
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            let mut out = Vec::new();
-            while let Some(element) = seq.next_element::<&'de RawValue>()? {
-                out.push(element);
-            }
-            Ok(out)
-        }
-    }
-    let mut de = serde_json::Deserializer::from_str(text);
-    let elements = de.deserialize_seq(Elements)?;
-    de.end()?;
-    Ok(elements)
-}
-
 /// An object's members in order, duplicates kept, values as raw text.
-pub fn object_members(text: &str) -> Result<Vec<(String, &RawValue)>, serde_json::Error> {
-    struct Members;
-    impl<'de> Visitor<'de> for Members {
-        type Value = Vec<(String, &'de RawValue)>;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("a JSON object")
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            let mut members = Vec::new();
-            while let Some(key) = map.next_key::<String>()? {
-                let value: &'de RawValue = map.next_value()?;
-                members.push((key, value));
-            }
-            Ok(members)
-        }
-    }
-    let mut de = serde_json::Deserializer::from_str(text);
-    let members = de.deserialize_map(Members)?;
-    de.end()?;
-    Ok(members)
-}
+pub use raw_json::object_members;
 
 fn first_byte(raw: &RawValue) -> u8 {
     raw.get()
@@ -219,11 +252,18 @@ fn first_byte(raw: &RawValue) -> u8 {
         .unwrap_or(b' ')
 }
 
+/// The first member named `name` of the object `text` (`None` when absent or not an object).
+fn member<'a>(text: &'a str, name: &str) -> Option<&'a RawValue> {
+    object_members(text)
+        .ok()?
+        .into_iter()
+        .find(|(key, _)| key.as_bytes() == name.as_bytes())
+        .map(|(_, value)| value)
+}
+
 fn message(raw: &RawValue) -> Result<Request<'_>, EnvelopeError> {
-    let invalid = |id: &Option<RawId>, message: String| EnvelopeError {
-        id: id.clone().unwrap_or_else(RawId::null),
-        code: code::INVALID_REQUEST,
-        message: format!("Invalid Request: {message}"),
+    let invalid = |id: &Option<RawId>, message: String| {
+        EnvelopeError::invalid(id.clone().unwrap_or_else(RawId::null), message)
     };
     if first_byte(raw) != b'{' {
         return Err(invalid(&None, "a message must be a JSON object".into()));
@@ -236,12 +276,12 @@ fn message(raw: &RawValue) -> Result<Request<'_>, EnvelopeError> {
     let mut answer = false;
     let mut duplicate = None;
     for (key, value) in &members {
-        let slot = match key.as_str() {
-            "jsonrpc" => &mut jsonrpc,
-            "id" => &mut id_raw,
-            "method" => &mut method_raw,
-            "params" => &mut params,
-            "result" | "error" => {
+        let slot = match key.as_bytes() {
+            b"jsonrpc" => &mut jsonrpc,
+            b"id" => &mut id_raw,
+            b"method" => &mut method_raw,
+            b"params" => &mut params,
+            b"result" | b"error" => {
                 answer = true;
                 continue;
             }
@@ -250,7 +290,7 @@ fn message(raw: &RawValue) -> Result<Request<'_>, EnvelopeError> {
         if slot.is_none() {
             *slot = Some(*value);
         } else if duplicate.is_none() {
-            duplicate = Some(key.clone());
+            duplicate = key.as_str();
         }
     }
     // Read the id first, so every later complaint can be answered under it.
@@ -280,6 +320,9 @@ fn message(raw: &RawValue) -> Result<Request<'_>, EnvelopeError> {
         None => None,
         Some(raw) => match serde_json::from_str::<String>(raw.get()) {
             Ok(method) => Some(method),
+            Err(_) if first_byte(raw) == b'"' => {
+                return Err(invalid(&id, "\"method\" is not valid Unicode".into()))
+            }
             Err(_) => return Err(invalid(&id, "\"method\" must be a string".into())),
         },
     };
@@ -316,22 +359,48 @@ fn shorten(text: &str) -> String {
 }
 
 impl Request<'_> {
+    /// The client's id of a request.
+    pub fn id(&self) -> Option<&RawId> {
+        match &self.kind {
+            Kind::Request(id) => Some(id),
+            _ => None,
+        }
+    }
+
+    /// The method, or `""` for a response.
+    pub fn method(&self) -> &str {
+        self.method.as_deref().unwrap_or_default()
+    }
+
     /// The raw `params.arguments` text of a `tools/call` (validated later from this text).
     pub fn tool_arguments(&self) -> Option<&str> {
-        if self.method.as_deref() != Some("tools/call") {
+        if self.method() != "tools/call" {
             return None;
         }
-        let params = object_members(self.params?.get()).ok()?;
-        params
-            .iter()
-            .find(|(key, _)| key == "arguments")
-            .map(|(_, value)| value.get())
+        member(self.params?.get(), "arguments").map(RawValue::get)
+    }
+
+    /// The protocol version a request names in `params._meta` (2026-07-28 style), when it
+    /// names one as a string.
+    pub fn meta_protocol_version(&self) -> Option<String> {
+        let meta = member(self.params?.get(), "_meta")?;
+        serde_json::from_str(member(meta.get(), META_PROTOCOL_VERSION)?.get()).ok()
+    }
+
+    /// The id a `notifications/cancelled` names (`params.requestId`), when it is a valid id.
+    pub fn cancelled_request(&self) -> Option<RawId> {
+        if self.method() != "notifications/cancelled" || self.kind != Kind::Notification {
+            return None;
+        }
+        RawId::check(member(self.params?.get(), "requestId")?).ok()
     }
 
     /// The message as rmcp should read it: `id` replaced by `internal_id` (an integer rmcp holds
-    /// exactly), and a `tools/call`'s object `arguments` replaced by `{}` (the dispatcher reads
-    /// the original text, see [`Request::tool_arguments`]). Other members are kept as written.
-    pub fn for_rmcp(&self, internal_id: Option<i64>) -> String {
+    /// exactly), a `tools/call`'s object `arguments` replaced by `{}` (the dispatcher reads the
+    /// original text, see [`Request::tool_arguments`]) and a `notifications/cancelled`'s
+    /// `requestId` replaced by `cancelled` (the internal id of the request it names). Other
+    /// members of `params` are kept as written; unknown top-level members are left out.
+    pub fn for_rmcp(&self, internal_id: Option<i64>, cancelled: Option<i64>) -> String {
         let mut out = String::with_capacity(self.text.len().min(4096) + 64);
         out.push_str("{\"jsonrpc\":\"2.0\"");
         if let Some(id) = internal_id {
@@ -346,17 +415,28 @@ impl Request<'_> {
         }
         if let Some(params) = self.params {
             out.push_str(",\"params\":");
-            match (self.method.as_deref(), object_members(params.get())) {
-                (Some("tools/call"), Ok(members)) => {
+            let replaced: Option<(&[u8], String)> = match (self.method(), cancelled) {
+                ("tools/call", _) => Some((b"arguments", "{}".into())),
+                ("notifications/cancelled", Some(internal)) => {
+                    Some((b"requestId", internal.to_string()))
+                }
+                _ => None,
+            };
+            match (replaced, object_members(params.get())) {
+                (Some((name, replacement)), Ok(members)) => {
                     out.push('{');
                     for (index, (key, value)) in members.iter().enumerate() {
                         if index > 0 {
                             out.push(',');
                         }
-                        out.push_str(&serde_json::to_string(key).unwrap_or_default());
+                        push_key(&mut out, key);
                         out.push(':');
-                        if key == "arguments" && first_byte(value) == b'{' {
-                            out.push_str("{}");
+                        // Only an object `arguments` is replaced: anything else must still
+                        // fail rmcp's schema check (-32602).
+                        let replace = key.as_bytes() == name
+                            && (name != b"arguments" || first_byte(value) == b'{');
+                        if replace {
+                            out.push_str(&replacement);
                         } else {
                             out.push_str(value.get());
                         }
@@ -366,13 +446,15 @@ impl Request<'_> {
                 _ => out.push_str(params.get()),
             }
         }
-        if let Ok(members) = object_members(self.text) {
-            for (key, value) in members {
-                if matches!(key.as_str(), "result" | "error") {
-                    out.push(',');
-                    out.push_str(&serde_json::to_string(&key).unwrap_or_default());
-                    out.push(':');
-                    out.push_str(value.get());
+        if let Kind::Response(_) = self.kind {
+            if let Ok(members) = object_members(self.text) {
+                for (key, value) in members {
+                    if matches!(key.as_bytes(), b"result" | b"error") {
+                        out.push(',');
+                        push_key(&mut out, &key);
+                        out.push(':');
+                        out.push_str(value.get());
+                    }
                 }
             }
         }
@@ -381,9 +463,33 @@ impl Request<'_> {
     }
 }
 
+fn push_key(out: &mut String, key: &Key<'_>) {
+    match key.as_str() {
+        Some(text) => out.push_str(&serde_json::to_string(text).unwrap_or_default()),
+        // A key with a lone surrogate cannot be any member rmcp reads: keep a harmless name.
+        None => out.push_str("\"\\ufffd\""),
+    }
+}
+
 /// `answer` (a JSON object with an `id` member, as rmcp writes it) with the id replaced by
 /// `id`'s exact text. Returns `answer` unchanged when it has no top-level `id`.
 pub fn with_id(answer: &str, id: &RawId) -> String {
+    // rmcp writes `{"jsonrpc":"2.0","id":N,...}`: splice without reading the rest, which may
+    // be a result of megabytes.
+    const PREFIX: &str = "{\"jsonrpc\":\"2.0\",\"id\":";
+    if let Some(rest) = answer.strip_prefix(PREFIX) {
+        let digits = rest
+            .bytes()
+            .take_while(|b| *b == b'-' || b.is_ascii_digit())
+            .count();
+        if digits > 0 && rest.as_bytes().get(digits) == Some(&b',') {
+            let mut out = String::with_capacity(answer.len() + id.as_json().len());
+            out.push_str(PREFIX);
+            out.push_str(id.as_json());
+            out.push_str(&rest[digits..]);
+            return out;
+        }
+    }
     let Ok(members) = object_members(answer) else {
         return answer.to_string();
     };
@@ -393,9 +499,9 @@ pub fn with_id(answer: &str, id: &RawId) -> String {
         if index > 0 {
             out.push(',');
         }
-        out.push_str(&serde_json::to_string(key).unwrap_or_default());
+        push_key(&mut out, key);
         out.push(':');
-        if key == "id" {
+        if key.as_bytes() == b"id" {
             out.push_str(id.as_json());
         } else {
             out.push_str(value.get());
@@ -407,11 +513,86 @@ pub fn with_id(answer: &str, id: &RawId) -> String {
 
 /// Reads the top-level `id` of an answer as an internal (integer) id.
 pub fn internal_id(answer: &str) -> Option<i64> {
-    #[derive(serde::Deserialize)]
-    struct Probe {
-        id: Option<i64>,
+    let id = member(answer, "id")?;
+    id.get().trim().parse().ok()
+}
+
+/// The id of a message of which only the start is at hand (a line too long to read whole),
+/// when its top-level members up to and including `id` are complete in `prefix`.
+pub fn id_from_prefix(prefix: &[u8]) -> Option<RawId> {
+    let mut at = skip_space(prefix, 0);
+    if prefix.get(at) != Some(&b'{') {
+        return None;
     }
-    serde_json::from_str::<Probe>(answer).ok()?.id
+    at += 1;
+    loop {
+        at = skip_space(prefix, at);
+        let key_end = scan_value(prefix, at)?;
+        let key = &prefix[at..key_end];
+        if key.first() != Some(&b'"') {
+            return None;
+        }
+        at = skip_space(prefix, key_end);
+        if prefix.get(at) != Some(&b':') {
+            return None;
+        }
+        at = skip_space(prefix, at + 1);
+        let value_end = scan_value(prefix, at)?;
+        if key == b"\"id\"" {
+            return RawId::from_json(std::str::from_utf8(&prefix[at..value_end]).ok()?);
+        }
+        at = skip_space(prefix, value_end);
+        if prefix.get(at) != Some(&b',') {
+            return None;
+        }
+        at += 1;
+    }
+}
+
+fn skip_space(text: &[u8], mut at: usize) -> usize {
+    while text.get(at).is_some_and(|b| b" \t\r\n".contains(b)) {
+        at += 1;
+    }
+    at
+}
+
+/// The end of the JSON value starting at `at`, when it ends within `text`.
+fn scan_value(text: &[u8], at: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (offset, &byte) in text.get(at..)?.iter().enumerate() {
+        let end = at + offset + 1;
+        if in_string {
+            match (escaped, byte) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => {
+                    in_string = false;
+                    if depth == 0 {
+                        return Some(end);
+                    }
+                }
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(end);
+                }
+            }
+            b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n' if depth == 0 => {
+                return (offset > 0).then_some(end - 1);
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -435,10 +616,11 @@ mod tests {
         for text in [
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":{"a":1e400}}}"#,
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":{"a":"\ud800"}}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":{"\ud800":1}}}"#,
         ] {
             let request = single(text).expect("readable");
             assert_eq!(request.kind, Kind::Request(RawId("7".into())));
-            let for_rmcp = request.for_rmcp(Some(1));
+            let for_rmcp = request.for_rmcp(Some(1), None);
             assert!(
                 serde_json::from_str::<serde_json::Value>(&for_rmcp).is_ok(),
                 "{for_rmcp}"
@@ -459,11 +641,20 @@ mod tests {
             answer,
             r#"{"jsonrpc":"2.0","id":18446744073709551617,"result":{}}"#
         );
+        // Another member order takes the slow path.
+        let answer = with_id(r#"{"id":1,"jsonrpc":"2.0","result":{"id":2}}"#, id);
+        assert_eq!(
+            answer,
+            r#"{"id":18446744073709551617,"jsonrpc":"2.0","result":{"id":2}}"#
+        );
         let text = r#"{"jsonrpc":"2.0","id":"\u00e9\"x","method":"ping"}"#;
         let Kind::Request(id) = single(text).expect("readable").kind else {
             panic!("a request")
         };
         assert_eq!(id.as_json(), r#""\u00e9\"x""#);
+        assert_eq!(id.key(), IdKey::String("é\"x".as_bytes().to_vec()));
+        assert_eq!(RawId("-0".into()).key(), RawId("0".into()).key());
+        assert_ne!(RawId("1".into()).key(), RawId("\"1\"".into()).key());
     }
 
     #[test]
@@ -489,6 +680,10 @@ mod tests {
             (code::INVALID_REQUEST, "4".into())
         );
         assert_eq!(
+            error(r#"{"jsonrpc":"2.0","id":4,"method":"\ud800"}"#),
+            (code::INVALID_REQUEST, "4".into())
+        );
+        assert_eq!(
             error(r#"{"jsonrpc":"2.0","id":4,"method":"x","params":3}"#),
             (code::INVALID_REQUEST, "4".into())
         );
@@ -497,9 +692,21 @@ mod tests {
             (code::INVALID_REQUEST, "4".into())
         );
         assert_eq!(error("[]"), (code::INVALID_REQUEST, "null".into()));
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":8,"method":"x","params":{{"a":{}1{}}}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        // Raw values are read without recursion: any depth keeps its id.
+        assert!(single(&deep).is_ok());
         assert_eq!(error("42"), (code::INVALID_REQUEST, "null".into()));
         assert_eq!(error("{"), (code::PARSE_ERROR, "null".into()));
         assert_eq!(error("{} x"), (code::PARSE_ERROR, "null".into()));
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_ignored() {
+        assert!(single("\u{feff}{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}").is_ok());
     }
 
     #[test]
@@ -519,11 +726,54 @@ mod tests {
             items[2].as_ref().map(|r| r.kind.clone()).ok(),
             Some(Kind::Notification)
         );
+        assert_eq!(batch_json(["1", "2"]), "[1,2]");
     }
 
     #[test]
     fn responses_from_the_client_are_told_apart() {
         let request = single(r#"{"jsonrpc":"2.0","id":9,"result":{}}"#).expect("readable");
         assert_eq!(request.kind, Kind::Response(RawId("9".into())));
+    }
+
+    #[test]
+    fn members_rmcp_needs_are_rewritten() {
+        let text = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a","reason":"x"}}"#;
+        let request = single(text).expect("readable");
+        assert_eq!(request.cancelled_request(), Some(RawId("\"a\"".into())));
+        assert_eq!(
+            request.for_rmcp(None, Some(12)),
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12,"reason":"x"}}"#
+        );
+        let text = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        let request = single(text).expect("readable");
+        assert_eq!(
+            request.meta_protocol_version().as_deref(),
+            Some("2026-07-28")
+        );
+        let text = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":[1]}}"#;
+        assert!(single(text)
+            .expect("readable")
+            .for_rmcp(Some(3), None)
+            .contains(r#""arguments":[1]"#));
+    }
+
+    #[test]
+    fn ids_are_read_from_the_start_of_a_message() {
+        let read = |text: &str| id_from_prefix(text.as_bytes()).map(|id| id.to_string());
+        assert_eq!(
+            read(r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"a":"xxxx"#),
+            Some("5".into())
+        );
+        assert_eq!(
+            read(r#"{"jsonrpc" : "2.0", "x":{"id":[1,"]"]}, "id" : "a\"b", "params""#),
+            Some(r#""a\"b""#.into())
+        );
+        assert_eq!(
+            read(r#"{"jsonrpc":"2.0","method":"x","params":{"id":1"#),
+            None
+        );
+        assert_eq!(read(r#"{"jsonrpc":"2.0","id":12"#), None);
+        assert_eq!(read(r#"{"id":1.5,"#), None);
+        assert_eq!(read(r#"[{"id":1,"#), None);
     }
 }

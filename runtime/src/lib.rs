@@ -9,6 +9,9 @@
 //! - [`marshal`] and [`datetime`]: argument validation and JSON <-> ABI conversion;
 //! - [`call`]: one tool call and what its status means, for MCP and for `bind!` alike;
 //! - [`dispatch`]: the transport-independent engine ([`dispatch::Dispatch`]);
+//! - [`raw_json`]: JSON read as raw text (every valid JSON text, duplicate keys kept);
+//! - [`jsonrpc`]: JSON-RPC envelopes (exact ids, error answers, batches); [`lifecycle`]: a
+//!   connection's protocol era;
 //! - [`mcp`]: the rmcp adapter; [`stdio`] and [`http`]: the transports;
 //! - [`bind`]: what `bind!` expansions run on ([`bind::BoundLibrary`]).
 //!
@@ -28,8 +31,10 @@ pub mod error;
 pub mod host;
 pub mod http;
 pub mod jsonrpc;
+pub mod lifecycle;
 pub mod marshal;
 pub mod mcp;
+pub mod raw_json;
 pub mod status;
 pub mod stdio;
 

@@ -8,11 +8,11 @@
 
 use crate::datetime;
 use crate::host::{ArgValue, ReturnValue};
+use crate::raw_json;
 use delphi_mcp_manifest::abi::AbiKind;
 use delphi_mcp_manifest::{NumberRepr, ParamEntry, StringRepr, ValueType};
-use serde::de::{Deserializer, MapAccess, Visitor};
-use serde_json::value::RawValue;
 use serde_json::Value;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 /// One problem with one argument (or with the arguments object).
@@ -29,9 +29,18 @@ pub struct ArgumentProblem {
 pub struct ArgumentErrors {
     /// The tool.
     pub tool: String,
-    /// The problems, in parameter order.
+    /// The first [`MAX_PROBLEMS`] problems: unknown and repeated keys in the order given, then
+    /// the parameters' problems in parameter order.
     pub problems: Vec<ArgumentProblem>,
+    /// How many more problems were found but not listed.
+    pub more: usize,
 }
+
+/// At most this many problems are listed per call (hostile calls can have millions).
+pub const MAX_PROBLEMS: usize = 20;
+
+/// Longest argument name quoted in a message (characters).
+const MAX_NAME_SHOWN: usize = 60;
 
 impl std::fmt::Display for ArgumentErrors {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -42,39 +51,16 @@ impl std::fmt::Display for ArgumentErrors {
                 None => write!(f, "\n- {}", problem.message)?,
             }
         }
+        if self.more > 0 {
+            let s = if self.more == 1 { "" } else { "s" };
+            write!(f, "\n- and {} more problem{s}", self.more)?;
+        }
         Ok(())
     }
 }
 
-/// Collects an object's members in order, keeping duplicates, values as raw text.
-struct RawMembers;
-
-impl<'de> Visitor<'de> for RawMembers {
-    type Value = Vec<(String, &'de RawValue)>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a JSON object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut members = Vec::new();
-        while let Some(key) = map.next_key::<String>()? {
-            let value: &'de RawValue = map.next_value()?;
-            members.push((key, value));
-        }
-        Ok(members)
-    }
-}
-
 fn json_kind(raw: &str) -> &'static str {
-    match raw.trim_start().as_bytes().first() {
-        Some(b'"') => "a string",
-        Some(b't') | Some(b'f') => "a boolean",
-        Some(b'n') => "null",
-        Some(b'{') => "an object",
-        Some(b'[') => "an array",
-        _ => "a number",
-    }
+    raw_json::kind(raw)
 }
 
 /// What a value type expects, for messages.
@@ -132,24 +118,19 @@ pub fn parse_arguments(
     raw: Option<&str>,
     params: &[ParamEntry],
 ) -> Result<Vec<ArgValue>, ArgumentErrors> {
-    let fail = |problems: Vec<ArgumentProblem>| ArgumentErrors {
+    let whole = |message: String| ArgumentErrors {
         tool: tool.to_string(),
-        problems,
-    };
-    let whole = |message: String| {
-        fail(vec![ArgumentProblem {
+        problems: vec![ArgumentProblem {
             argument: None,
             message,
-        }])
+        }],
+        more: 0,
     };
     let raw = raw.map(str::trim).filter(|r| !r.is_empty() && *r != "null");
     let members = match raw {
         None => Vec::new(),
-        Some(text) if text.starts_with('{') => {
-            let mut de = serde_json::Deserializer::from_str(text);
-            de.deserialize_map(RawMembers)
-                .map_err(|e| whole(format!("the arguments are not a valid JSON object: {e}")))?
-        }
+        Some(text) if text.starts_with('{') => raw_json::object_members(text)
+            .map_err(|e| whole(format!("the arguments are not a valid JSON object: {e}")))?,
         Some(text) => {
             return Err(whole(format!(
                 "the arguments must be a JSON object, got {}",
@@ -158,55 +139,99 @@ pub fn parse_arguments(
         }
     };
 
-    let mut problems = Vec::new();
-    for (i, (key, _)) in members.iter().enumerate() {
-        let earlier = members[..i].iter().filter(|(k, _)| k == key).count();
-        if earlier == 1 {
-            problems.push(ArgumentProblem {
-                argument: Some(key.clone()),
-                message: "given more than once (duplicate key); give each argument once".into(),
+    let mut problems = Problems::new(tool);
+    // One pass over the keys: how often each was given and its first value. Linear in the
+    // number of members whatever they are (a hostile call may repeat one key 200,000 times).
+    let names: HashSet<&[u8]> = params.iter().map(|p| p.name.as_bytes()).collect();
+    let mut seen: HashMap<&[u8], (usize, &str)> = HashMap::with_capacity(members.len().min(1024));
+    for (key, value) in &members {
+        let entry = seen.entry(key.as_bytes()).or_insert((0, value.get()));
+        entry.0 += 1;
+        if entry.0 == 2 {
+            problems.push_with(|| {
+                (
+                    Some(key.display(MAX_NAME_SHOWN)),
+                    "given more than once (duplicate key); give each argument once".into(),
+                )
             });
-        } else if earlier > 1 {
-            // Reported once already.
-        } else if !params.iter().any(|p| &p.name == key) {
-            let names: Vec<String> = params.iter().map(|p| format!("\"{}\"", p.name)).collect();
-            let hint = params
-                .iter()
-                .find(|p| p.name.eq_ignore_ascii_case(key))
-                .map(|p| format!(" (names are case-sensitive: did you mean \"{}\"?)", p.name))
-                .unwrap_or_default();
-            let expected = if names.is_empty() {
-                "this tool takes no arguments".to_string()
-            } else {
-                format!("expected {}", names.join(", "))
-            };
-            problems.push(ArgumentProblem {
-                argument: Some(key.clone()),
-                message: format!("unknown argument{hint}; {expected}"),
+        } else if entry.0 == 1 && !names.contains(key.as_bytes()) {
+            problems.push_with(|| {
+                (
+                    Some(key.display(MAX_NAME_SHOWN)),
+                    unknown_argument(key.as_str(), params),
+                )
             });
         }
     }
 
     let mut values = Vec::with_capacity(params.len());
     for param in params {
-        let given = members.iter().find(|(k, _)| k == &param.name);
-        let value = match given {
+        let value = match seen.get(param.name.as_bytes()) {
             None if param.optional => Ok(ArgValue::Absent),
             None => Err(format!("missing; expected {}", describe(&param.ty))),
-            Some((_, raw)) => convert(raw.get(), &param.ty),
+            Some((_, raw)) => convert(raw, &param.ty),
         };
         match value {
             Ok(v) => values.push(v),
-            Err(message) => problems.push(ArgumentProblem {
-                argument: Some(param.name.clone()),
-                message,
-            }),
+            Err(message) => problems.push_with(|| (Some(param.name.clone()), message)),
         }
     }
-    if problems.is_empty() {
-        Ok(values)
+    problems.into_result(values)
+}
+
+/// The message for a key that names no parameter.
+fn unknown_argument(key: Option<&str>, params: &[ParamEntry]) -> String {
+    let names: Vec<String> = params.iter().map(|p| format!("\"{}\"", p.name)).collect();
+    let hint = match key {
+        None => " (the name is not valid Unicode: it holds a lone surrogate)".to_string(),
+        Some(key) => params
+            .iter()
+            .find(|p| p.name.eq_ignore_ascii_case(key))
+            .map(|p| format!(" (names are case-sensitive: did you mean \"{}\"?)", p.name))
+            .unwrap_or_default(),
+    };
+    let expected = if names.is_empty() {
+        "this tool takes no arguments".to_string()
     } else {
-        Err(fail(problems))
+        format!("expected {}", names.join(", "))
+    };
+    format!("unknown argument{hint}; {expected}")
+}
+
+/// The problems of one call, keeping the first [`MAX_PROBLEMS`] and counting the rest.
+struct Problems {
+    errors: ArgumentErrors,
+}
+
+impl Problems {
+    fn new(tool: &str) -> Problems {
+        Problems {
+            errors: ArgumentErrors {
+                tool: tool.to_string(),
+                problems: Vec::new(),
+                more: 0,
+            },
+        }
+    }
+
+    /// Adds the problem `problem()` builds (argument, message); built only when listed.
+    fn push_with(&mut self, problem: impl FnOnce() -> (Option<String>, String)) {
+        if self.errors.problems.len() < MAX_PROBLEMS {
+            let (argument, message) = problem();
+            self.errors
+                .problems
+                .push(ArgumentProblem { argument, message });
+        } else {
+            self.errors.more += 1;
+        }
+    }
+
+    fn into_result<T>(self, value: T) -> Result<T, ArgumentErrors> {
+        if self.errors.problems.is_empty() {
+            Ok(value)
+        } else {
+            Err(self.errors)
+        }
     }
 }
 
@@ -586,6 +611,60 @@ mod tests {
             exact_integer_scaled("0.00001", 4),
             Err(NumberError::NotInteger)
         );
+    }
+
+    fn int64(name: &str) -> ParamEntry {
+        ParamEntry {
+            name: name.into(),
+            delphi_type: "Int64".into(),
+            ty: ValueType::Integer {
+                min: i64::MIN.into(),
+                max: i64::MAX.into(),
+            },
+            optional: false,
+            default: None,
+        }
+    }
+
+    fn problems(raw: &str, params: &[ParamEntry]) -> ArgumentErrors {
+        parse_arguments("t", Some(raw), params).expect_err(raw)
+    }
+
+    #[test]
+    fn problems_are_bounded_and_counted() {
+        let params = [int64("A")];
+        let keys: Vec<String> = (0..1000).map(|i| format!("\"k{i}\":1")).collect();
+        let errors = problems(&format!("{{{}}}", keys.join(",")), &params);
+        assert_eq!(errors.problems.len(), MAX_PROBLEMS);
+        // 1000 unknown keys and the missing "A".
+        assert_eq!(errors.more, 1001 - MAX_PROBLEMS);
+        assert!(errors.to_string().ends_with("\n- and 981 more problems"));
+
+        let repeated = format!("{{{}}}", vec!["\"A\":1"; 100_000].join(","));
+        let errors = problems(&repeated, &params);
+        assert_eq!(errors.problems.len(), 1, "{errors}");
+        assert!(errors
+            .to_string()
+            .contains("argument \"A\": given more than once"));
+    }
+
+    #[test]
+    fn values_serde_cannot_hold_are_rejected_by_name() {
+        let params = [int64("A")];
+        let text = problems(r#"{"A":1e400}"#, &params).to_string();
+        assert!(
+            text.contains("argument \"A\": expected an integer"),
+            "{text}"
+        );
+        assert!(text.contains("1e400 (out of range)"), "{text}");
+        let text = problems(r#"{"A":1,"\ud800":2}"#, &params).to_string();
+        assert!(
+            text.contains("argument \"\\ud800\": unknown argument (the name is not valid Unicode"),
+            "{text}"
+        );
+        let long = format!(r#"{{"A":1,"{}":2}}"#, "x".repeat(10_000));
+        let text = problems(&long, &params).to_string();
+        assert!(text.len() < 300, "long names are shortened: {text}");
     }
 
     #[test]

@@ -14,14 +14,15 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
-use serde::Deserialize;
-use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::sync::Arc;
 
 /// The raw JSON text of a `tools/call` request's `arguments`, attached by the transport.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawArguments(pub Arc<str>);
+
+/// Arguments longer than this (bytes) are validated on a blocking thread.
+pub const LARGE_ARGUMENTS: usize = 64 * 1024;
 
 /// How long clients may cache the tool list (2026-07-28 `ttlMs`): the list is fixed for the
 /// life of the server process.
@@ -172,62 +173,38 @@ impl ServerHandler for McpServer {
             .extensions
             .get::<http::request::Parts>()
             .and_then(|parts| parts.extensions.get::<RawArguments>());
-        let raw = match context.extensions.get::<RawArguments>().or(from_http) {
-            Some(RawArguments(text)) => Some(text.to_string()),
+        let raw: Option<Arc<str>> = match context.extensions.get::<RawArguments>().or(from_http) {
+            Some(RawArguments(text)) => Some(Arc::clone(text)),
             None => request
                 .arguments
                 .as_ref()
-                .map(|map| serde_json::Value::Object(map.clone()).to_string()),
+                .map(|map| Arc::from(serde_json::Value::Object(map.clone()).to_string())),
         };
         let control = CallControl {
             cancelled: context.ct.clone(),
         };
-        match self
-            .dispatch
-            .call_tool(&request.name, raw.as_deref(), control)
+        let name = request.name.to_string();
+        let outcome = if raw.as_ref().is_some_and(|r| r.len() > LARGE_ARGUMENTS) {
+            // Validating megabytes of arguments takes milliseconds of CPU: not on the async
+            // workers, which must keep serving other requests and enforcing deadlines.
+            let dispatch = Arc::clone(&self.dispatch);
+            let runtime = tokio::runtime::Handle::current();
+            tokio::task::spawn_blocking(move || {
+                runtime.block_on(dispatch.call_tool(&name, raw.as_deref(), control))
+            })
             .await
-        {
+            .map_err(|error| McpError::internal_error(format!("the call failed: {error}"), None))?
+        } else {
+            self.dispatch
+                .call_tool(&name, raw.as_deref(), control)
+                .await
+        };
+        match outcome {
             Ok(outcome) => Ok(CallToolResponse::Complete(call_tool_result(outcome))),
             Err(DispatchError::UnknownTool(name)) => Err(McpError::invalid_params(
                 format!("Unknown tool: {name}"),
                 None,
             )),
         }
-    }
-}
-
-/// The raw text of `params.arguments` when `body` is a `tools/call` request (the transports
-/// hand it to the dispatcher, which reads duplicate keys and exact integers from it).
-pub(crate) fn raw_tool_arguments(body: &[u8]) -> Option<&str> {
-    #[derive(Deserialize)]
-    struct Probe<'a> {
-        #[serde(borrow)]
-        method: Option<&'a str>,
-        #[serde(borrow)]
-        params: Option<ProbeParams<'a>>,
-    }
-    #[derive(Deserialize)]
-    struct ProbeParams<'a> {
-        #[serde(borrow)]
-        arguments: Option<&'a RawValue>,
-    }
-    let probe: Probe<'_> = serde_json::from_slice(body).ok()?;
-    if probe.method != Some("tools/call") {
-        return None;
-    }
-    probe.params?.arguments.map(RawValue::get)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::raw_tool_arguments;
-
-    #[test]
-    fn raw_arguments_only_for_tool_calls() {
-        let body = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"x":1,"x":2}}}"#;
-        assert_eq!(raw_tool_arguments(body), Some(r#"{"x":1,"x":2}"#));
-        let other = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"arguments":{}}}"#;
-        assert_eq!(raw_tool_arguments(other), None);
-        assert_eq!(raw_tool_arguments(b"not json"), None);
     }
 }

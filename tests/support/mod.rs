@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 pub mod abi_lib;
+pub mod bad_input;
 pub mod call;
 pub mod faults;
 pub mod fpc;

@@ -58,6 +58,11 @@ impl Server {
         self.write(line.as_bytes());
     }
 
+    /// The next stdout line as sent, or `None` when the server sends none.
+    pub fn receive_text(&mut self) -> Option<String> {
+        self.lines.recv_timeout(HANG_GUARD).ok()
+    }
+
     /// The next stdout line, parsed; fails the test when the server sends none.
     pub fn receive(&mut self) -> serde_json::Value {
         let line = self

@@ -1,0 +1,175 @@
+//! Host and Origin checks (DNS-rebinding protection) for every route: `Host` must name the
+//! bound address, a present `Origin` must be the server's own or one given with
+//! `--allow-origin`.
+
+use super::HttpError;
+use axum::http::{header, HeaderMap};
+use std::net::SocketAddr;
+
+/// A normalised origin: scheme, host and port (`None` host for `null`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Origin {
+    scheme: String,
+    host: String,
+    port: u16,
+}
+
+fn parse_origin(text: &str) -> Option<Origin> {
+    let text = text.trim().trim_end_matches('/');
+    let uri: http::Uri = text.parse().ok()?;
+    let scheme = uri.scheme_str()?.to_ascii_lowercase();
+    let authority = uri.authority()?;
+    if uri.path() != "/" && !uri.path().is_empty() {
+        return None;
+    }
+    let port = match authority.port_u16() {
+        Some(port) => port,
+        None => match scheme.as_str() {
+            "http" | "ws" => 80,
+            "https" | "wss" => 443,
+            _ => return None,
+        },
+    };
+    Some(Origin {
+        scheme,
+        host: normalize_host(authority.host()),
+        port,
+    })
+}
+
+fn normalize_host(host: &str) -> String {
+    host.trim_matches(['[', ']']).to_ascii_lowercase()
+}
+
+/// The Host/Origin policy.
+#[derive(Debug, Clone)]
+pub(super) struct Checks {
+    /// Host names the server answers to; empty on unspecified binds (any host).
+    hosts: Vec<String>,
+    port: u16,
+    extra_origins: Vec<Origin>,
+    allow_null_origin: bool,
+}
+
+impl Checks {
+    pub(super) fn new(local: SocketAddr, allowed_origins: &[String]) -> Result<Checks, HttpError> {
+        let ip = local.ip();
+        let hosts = if ip.is_unspecified() {
+            Vec::new()
+        } else if ip.is_loopback() {
+            vec![normalize_host(&ip.to_string()), "localhost".to_string()]
+        } else {
+            vec![normalize_host(&ip.to_string())]
+        };
+        let mut extra_origins = Vec::new();
+        let mut allow_null_origin = false;
+        for text in allowed_origins {
+            if text.trim() == "null" {
+                allow_null_origin = true;
+                continue;
+            }
+            extra_origins
+                .push(parse_origin(text).ok_or_else(|| HttpError::BadOrigin(text.clone()))?);
+        }
+        Ok(Checks {
+            hosts,
+            port: local.port(),
+            extra_origins,
+            allow_null_origin,
+        })
+    }
+
+    /// `Err(message)` when the request's Host or Origin is not acceptable.
+    pub(super) fn check(&self, headers: &HeaderMap) -> Result<(), String> {
+        let host_text = headers
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .ok_or("Forbidden: missing or unreadable Host header")?;
+        let authority: http::uri::Authority = host_text
+            .parse()
+            .map_err(|_| format!("Forbidden: invalid Host header {host_text:?}"))?;
+        let host = normalize_host(authority.host());
+        let port = authority.port_u16().unwrap_or(80);
+        if !self.hosts.is_empty() && (!self.hosts.contains(&host) || port != self.port) {
+            return Err(format!(
+                "Forbidden: Host {host_text:?} is not this server (DNS-rebinding protection); use http://{}:{}",
+                self.hosts[0], self.port
+            ));
+        }
+        let Some(origin) = headers.get(header::ORIGIN) else {
+            return Ok(());
+        };
+        let origin_text = origin
+            .to_str()
+            .map_err(|_| "Forbidden: unreadable Origin header".to_string())?;
+        if origin_text.trim() == "null" {
+            return if self.allow_null_origin {
+                Ok(())
+            } else {
+                Err("Forbidden: Origin null is not allowed (add --allow-origin null)".into())
+            };
+        }
+        let parsed = parse_origin(origin_text)
+            .ok_or_else(|| format!("Forbidden: invalid Origin {origin_text:?}"))?;
+        // Same origin: the page was served by this very server under the Host just checked.
+        let same_origin = parsed.scheme == "http" && parsed.host == host && parsed.port == port;
+        if same_origin || self.extra_origins.contains(&parsed) {
+            Ok(())
+        } else {
+            Err(format!(
+                "Forbidden: Origin {origin_text} is not allowed (start the server with --allow-origin {origin_text} to allow it)"
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::headers;
+    use super::*;
+
+    #[test]
+    fn host_and_origin_checks() {
+        let checks = Checks::new(
+            "127.0.0.1:8765".parse().unwrap(),
+            &["https://app.example.com".into()],
+        )
+        .unwrap();
+        assert!(checks
+            .check(&headers(&[("host", "127.0.0.1:8765")]))
+            .is_ok());
+        assert!(checks
+            .check(&headers(&[("host", "localhost:8765")]))
+            .is_ok());
+        assert!(checks
+            .check(&headers(&[("host", "evil.example:8765")]))
+            .is_err());
+        assert!(checks
+            .check(&headers(&[("host", "127.0.0.1:9999")]))
+            .is_err());
+        assert!(checks.check(&headers(&[])).is_err());
+        let same = [
+            ("host", "localhost:8765"),
+            ("origin", "http://localhost:8765"),
+        ];
+        assert!(checks.check(&headers(&same)).is_ok());
+        let allowed = [
+            ("host", "127.0.0.1:8765"),
+            ("origin", "https://app.example.com"),
+        ];
+        assert!(checks.check(&headers(&allowed)).is_ok());
+        let foreign = [
+            ("host", "127.0.0.1:8765"),
+            ("origin", "https://evil.example"),
+        ];
+        assert!(checks.check(&headers(&foreign)).is_err());
+        let other_port = [
+            ("host", "127.0.0.1:8765"),
+            ("origin", "https://app.example.com:8443"),
+        ];
+        assert!(checks.check(&headers(&other_port)).is_err());
+        let null = [("host", "127.0.0.1:8765"), ("origin", "null")];
+        assert!(checks.check(&headers(&null)).is_err());
+        assert!(Checks::new("127.0.0.1:1".parse().unwrap(), &["not an origin".into()]).is_err());
+    }
+}

@@ -1,0 +1,152 @@
+//! Lines from a byte stream: one JSON-RPC message per line, each at most [`MAX_LINE`] bytes.
+//!
+//! A read returns whatever the pipe holds, so a message split across writes and several
+//! messages in one write both work. Bytes are scanned once (a long line arriving in many small
+//! reads is not rescanned), and the buffer is compacted once per read, not once per line.
+
+use tokio::io::{AsyncRead, AsyncReadExt};
+
+/// Largest accepted line (one message): longer lines are answered with an error and skipped.
+pub const MAX_LINE: usize = 16 * 1024 * 1024;
+
+/// How much of an over-long line is kept to read its id from.
+pub const KEPT_PREFIX: usize = 4096;
+
+/// What the reader found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line {
+    /// A complete line, without its `\n` (and without a `\r` before it).
+    Text(Vec<u8>),
+    /// A line longer than [`MAX_LINE`]: its first [`KEPT_PREFIX`] bytes. The rest of it, up to
+    /// its end, is skipped.
+    TooLong(Vec<u8>),
+    /// End of input.
+    End,
+}
+
+/// Splits a reader into lines.
+pub struct LineReader<R> {
+    reader: R,
+    buffer: Vec<u8>,
+    /// Where the next line starts in `buffer`.
+    start: usize,
+    /// How far `buffer` has been searched for `\n` (never before `start`).
+    scanned: usize,
+    /// Inside an over-long line: skip up to its end.
+    skipping: bool,
+    eof: bool,
+}
+
+impl<R: AsyncRead + Unpin> LineReader<R> {
+    /// Reads lines from `reader`.
+    pub fn new(reader: R) -> Self {
+        LineReader {
+            reader,
+            buffer: Vec::new(),
+            start: 0,
+            scanned: 0,
+            skipping: false,
+            eof: false,
+        }
+    }
+
+    /// The next line. Cancel-safe: a dropped call loses nothing.
+    pub async fn next(&mut self) -> Line {
+        loop {
+            let from = self.scanned.max(self.start);
+            if let Some(offset) = self.buffer[from..].iter().position(|&b| b == b'\n') {
+                let end = from + offset;
+                let mut line = self.buffer[self.start..end].to_vec();
+                self.start = end + 1;
+                self.scanned = self.start;
+                if std::mem::take(&mut self.skipping) {
+                    continue;
+                }
+                if line.len() > MAX_LINE {
+                    // It ended in the read that took it over the limit.
+                    line.truncate(KEPT_PREFIX);
+                    return Line::TooLong(line);
+                }
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                return Line::Text(line);
+            }
+            self.scanned = self.buffer.len();
+            if self.buffer.len() - self.start > MAX_LINE {
+                let skipped = !self.skipping;
+                let prefix = self.buffer[self.start..self.start + KEPT_PREFIX].to_vec();
+                self.buffer.clear();
+                self.start = 0;
+                self.scanned = 0;
+                self.skipping = true;
+                if skipped {
+                    return Line::TooLong(prefix);
+                }
+            }
+            if self.eof {
+                let rest = self.buffer.split_off(self.start);
+                self.buffer.clear();
+                self.start = 0;
+                self.scanned = 0;
+                if rest.is_empty() || std::mem::take(&mut self.skipping) {
+                    return Line::End;
+                }
+                return Line::Text(rest);
+            }
+            if self.start > 0 {
+                self.buffer.drain(..self.start);
+                self.scanned -= self.start;
+                self.start = 0;
+            }
+            let mut chunk = [0u8; 64 * 1024];
+            match self.reader.read(&mut chunk).await {
+                Ok(0) => self.eof = true,
+                Ok(n) => self.buffer.extend_from_slice(&chunk[..n]),
+                Err(error) => {
+                    tracing::error!(%error, "cannot read stdin");
+                    self.eof = true;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn lines(input: Vec<u8>) -> Vec<Line> {
+        let mut reader = LineReader::new(std::io::Cursor::new(input));
+        let mut out = Vec::new();
+        loop {
+            match reader.next().await {
+                Line::End => return out,
+                line => out.push(line),
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn lines_are_split_and_long_lines_skipped() {
+        let mut input = b"a\r\nb\n\nc".to_vec();
+        assert_eq!(
+            lines(input.clone()).await,
+            [
+                Line::Text(b"a".to_vec()),
+                Line::Text(b"b".to_vec()),
+                Line::Text(Vec::new()),
+                Line::Text(b"c".to_vec())
+            ]
+        );
+        input = b"{\"id\":1,".to_vec();
+        input.resize(MAX_LINE + 200_000, b' ');
+        input.extend_from_slice(b"\nnext\n");
+        let found = lines(input).await;
+        assert_eq!(found.len(), 2);
+        assert!(
+            matches!(&found[0], Line::TooLong(prefix) if prefix.starts_with(b"{\"id\":1,") && prefix.len() == KEPT_PREFIX)
+        );
+        assert_eq!(found[1], Line::Text(b"next".to_vec()));
+    }
+}

@@ -1,0 +1,398 @@
+//! MCP over stdio: one JSON-RPC message per line, UTF-8 both ways.
+//!
+//! A custom rmcp transport, because the runtime needs the raw text of each message (exact
+//! ids, duplicate keys, numbers and strings `serde_json::Value` cannot hold) and decides the
+//! order answers are written in. Three tasks share one connection state (`stdio/connection.rs`):
+//! - the reader reads stdin continuously (`stdio/lines.rs`), also while calls run, so `ping`,
+//!   `tools/list`, `notifications/cancelled` and end of input are always handled; each line is
+//!   read as raw JSON-RPC ([`crate::jsonrpc`]; lines over 64 KiB on a blocking thread) and
+//!   handed to rmcp under an internal id, or answered directly (parse errors, invalid requests,
+//!   a contradicting protocol era, refused batches);
+//! - rmcp (through [`LineTransport`]) handles requests and sends answers, which get the client's id
+//!   back;
+//! - the writer writes answers in request order with one library thread, holding a ready answer
+//!   behind an earlier unanswered one for at most [`HOLD`], and as they come with
+//!   several.
+//!
+//! stdout carries nothing but protocol; logs go to stderr through `tracing`. At end of input
+//! the answers still due are written, then the server exits.
+
+mod connection;
+mod lines;
+
+use crate::mcp::McpServer;
+pub use connection::HOLD;
+use connection::{Connection, Prepared};
+pub use lines::MAX_LINE;
+use lines::{Line, LineReader};
+use rmcp::model::{JsonRpcMessage, RequestId};
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use rmcp::RoleServer;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::sync::Notify;
+
+/// Lines longer than this are read on a blocking thread, not on the async workers.
+pub const LARGE_LINE: usize = 64 * 1024;
+
+/// The reader pauses while this many messages wait for rmcp or the writer.
+const MAX_BACKLOG: usize = 64;
+
+/// Errors of the stdio transport.
+#[derive(Debug, thiserror::Error)]
+pub enum StdioError {
+    /// Writing to stdout failed (the client went away).
+    #[error("writing to stdout failed: {0}")]
+    Write(#[from] std::io::Error),
+    /// The tokio runtime could not be built.
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(std::io::Error),
+    /// The rmcp service failed.
+    #[error("MCP service error: {0}")]
+    Service(String),
+}
+
+/// What the reader, rmcp and the writer share.
+struct Shared {
+    connection: Mutex<Connection>,
+    /// Wakes `receive` (messages for rmcp, or the end).
+    for_rmcp: Notify,
+    /// Wakes the writer (answers to write).
+    for_writer: Notify,
+    /// Wakes the reader (the backlog shrank).
+    for_reader: Notify,
+    /// Wakes whoever waits for the end of writing.
+    finished: Notify,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Connection> {
+        self.connection
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn wake_all(&self) {
+        self.for_rmcp.notify_one();
+        self.for_writer.notify_one();
+        self.for_reader.notify_one();
+        self.finished.notify_waiters();
+    }
+
+    /// Stops writing after what is ready (rmcp ended or stdout failed).
+    fn close(&self) {
+        self.lock().closed = true;
+        self.wake_all();
+    }
+
+    async fn wait_finished(&self) {
+        loop {
+            let finished = self.finished.notified();
+            tokio::pin!(finished);
+            finished.as_mut().enable();
+            if self.lock().finished() {
+                return;
+            }
+            finished.await;
+        }
+    }
+}
+
+/// The rmcp transport over a reader and a writer (stdin/stdout in `serve`).
+pub struct LineTransport {
+    shared: Arc<Shared>,
+}
+
+impl LineTransport {
+    /// Starts reading `reader` and writing `writer` (spawns the reader and writer tasks: call
+    /// it inside a tokio runtime). `ordered`: answers in request order and one tool call at a
+    /// time (one library thread). The writer's outcome is returned by the handle.
+    pub fn start<R, W>(
+        reader: R,
+        writer: W,
+        ordered: bool,
+    ) -> (LineTransport, tokio::task::JoinHandle<std::io::Result<()>>)
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let shared = Arc::new(Shared {
+            connection: Mutex::new(Connection::new(ordered)),
+            for_rmcp: Notify::new(),
+            for_writer: Notify::new(),
+            for_reader: Notify::new(),
+            finished: Notify::new(),
+        });
+        tokio::spawn(read(LineReader::new(reader), Arc::clone(&shared)));
+        let writing = tokio::spawn(write(writer, Arc::clone(&shared)));
+        (LineTransport { shared }, writing)
+    }
+}
+
+/// The reader task: lines to the connection until end of input.
+async fn read<R: AsyncRead + Unpin>(mut lines: LineReader<R>, shared: Arc<Shared>) {
+    loop {
+        loop {
+            let shrank = shared.for_reader.notified();
+            tokio::pin!(shrank);
+            shrank.as_mut().enable();
+            {
+                let connection = shared.lock();
+                if connection.closed {
+                    return;
+                }
+                if connection.backlog() < MAX_BACKLOG {
+                    break;
+                }
+            }
+            shrank.await;
+        }
+        let prepared = match lines.next().await {
+            Line::End => {
+                shared.lock().eof = true;
+                shared.wake_all();
+                return;
+            }
+            Line::TooLong(prefix) => connection::too_long(&prefix),
+            Line::Text(line) if line.len() > LARGE_LINE => {
+                match tokio::task::spawn_blocking(move || connection::prepare(&line)).await {
+                    Ok(prepared) => prepared,
+                    Err(error) => {
+                        tracing::error!(%error, "reading a large line failed");
+                        Prepared::Nothing
+                    }
+                }
+            }
+            Line::Text(line) => connection::prepare(&line),
+        };
+        shared.lock().accept(prepared, Instant::now());
+        shared.for_rmcp.notify_one();
+        shared.for_writer.notify_one();
+    }
+}
+
+/// The writer task: writes what the connection says is due, until everything is written.
+async fn write<W: AsyncWrite + Unpin>(mut writer: W, shared: Arc<Shared>) -> std::io::Result<()> {
+    loop {
+        let woken = shared.for_writer.notified();
+        tokio::pin!(woken);
+        woken.as_mut().enable();
+        let (lines, wake, finished) = {
+            let mut connection = shared.lock();
+            let (lines, wake) = connection.writable(Instant::now());
+            (lines, wake, connection.finished())
+        };
+        if !lines.is_empty() {
+            let mut bytes = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+            for line in &lines {
+                bytes.extend_from_slice(line.as_bytes());
+                bytes.push(b'\n');
+            }
+            if let Err(error) = write_all(&mut writer, &bytes).await {
+                tracing::error!(%error, "cannot write to stdout");
+                shared.close();
+                return Err(error);
+            }
+            shared.for_reader.notify_one();
+        }
+        if finished {
+            shared.finished.notify_waiters();
+            return Ok(());
+        }
+        match wake {
+            Some(at) => {
+                tokio::select! {
+                    () = &mut woken => {}
+                    () = tokio::time::sleep_until(at.into()) => {}
+                }
+            }
+            None => woken.await,
+        }
+    }
+}
+
+async fn write_all<W: AsyncWrite + Unpin>(writer: &mut W, bytes: &[u8]) -> std::io::Result<()> {
+    writer.write_all(bytes).await?;
+    writer.flush().await
+}
+
+impl Transport<RoleServer> for LineTransport {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let outcome = serde_json::to_string(&item).map(|text| {
+            let internal = match &item {
+                JsonRpcMessage::Response(response) => Some(&response.id),
+                JsonRpcMessage::Error(error) => error.id.as_ref(),
+                _ => None,
+            };
+            let mut connection = self.shared.lock();
+            match internal {
+                Some(RequestId::Number(internal)) => {
+                    connection.answered(*internal, &text, Instant::now())
+                }
+                _ => connection.unordered(text),
+            }
+        });
+        // An answer may let the next tool call go to rmcp.
+        self.shared.for_rmcp.notify_one();
+        self.shared.for_writer.notify_one();
+        std::future::ready(outcome.map_err(std::io::Error::other))
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        loop {
+            let woken = self.shared.for_rmcp.notified();
+            tokio::pin!(woken);
+            woken.as_mut().enable();
+            {
+                let mut connection = self.shared.lock();
+                if let Some(message) = connection.next_for_rmcp() {
+                    drop(connection);
+                    self.shared.for_reader.notify_one();
+                    return Some(message);
+                }
+                if connection.input_finished() {
+                    return None;
+                }
+            }
+            woken.await;
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+/// The stream MCP messages are written to.
+pub struct ProtocolOutput {
+    #[cfg(unix)]
+    file: std::fs::File,
+}
+
+/// Writes to the taken stdout (the worker processes of `serve --isolate` frame their answers
+/// through it).
+impl std::io::Write for ProtocolOutput {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        #[cfg(unix)]
+        return self.file.write(bytes);
+        #[cfg(not(unix))]
+        return std::io::stdout().write(bytes);
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        #[cfg(unix)]
+        return self.file.flush();
+        #[cfg(not(unix))]
+        return std::io::stdout().flush();
+    }
+}
+
+/// Takes the process's stdout for the protocol and points file descriptor 1 at stderr, so
+/// that a stray `WriteLn` in the library (or any print in the process) lands in the log
+/// instead of corrupting the protocol stream. Call it before loading the library.
+#[cfg(unix)]
+pub fn take_protocol_stdout() -> std::io::Result<ProtocolOutput> {
+    use std::io::Write as _;
+    use std::os::fd::FromRawFd;
+    std::io::stdout().flush()?;
+    // SAFETY: duplicating this process's own standard descriptors; `protocol` is a fresh
+    // descriptor owned by the returned File.
+    unsafe {
+        let protocol = libc::dup(1);
+        if protocol < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        if libc::dup2(2, 1) < 0 {
+            let error = std::io::Error::last_os_error();
+            libc::close(protocol);
+            return Err(error);
+        }
+        Ok(ProtocolOutput {
+            file: std::fs::File::from_raw_fd(protocol),
+        })
+    }
+}
+
+/// Elsewhere stdout is used as is.
+#[cfg(not(unix))]
+pub fn take_protocol_stdout() -> std::io::Result<ProtocolOutput> {
+    Ok(ProtocolOutput {})
+}
+
+/// Serves `server` over stdin and `output` until end of input; `ordered` as in
+/// [`LineTransport::start`]. Builds its own runtime.
+pub fn serve_stdio(
+    server: McpServer,
+    ordered: bool,
+    output: ProtocolOutput,
+) -> Result<(), StdioError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(StdioError::Runtime)?;
+    let outcome = runtime.block_on(async move {
+        #[cfg(unix)]
+        let writer = tokio::fs::File::from_std(output.file);
+        #[cfg(not(unix))]
+        let writer = {
+            let _ = output;
+            tokio::io::stdout()
+        };
+        serve_io(server, tokio::io::stdin(), writer, ordered).await
+    });
+    runtime.shutdown_background();
+    outcome
+}
+
+/// Serves `server` over a reader and a writer until end of input; `ordered` as in
+/// [`LineTransport::start`]. Returns once every answer due is written.
+pub async fn serve_io<R, W>(
+    server: McpServer,
+    reader: R,
+    writer: W,
+    ordered: bool,
+) -> Result<(), StdioError>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (transport, writing) = LineTransport::start(reader, writer, ordered);
+    let shared = Arc::clone(&transport.shared);
+    let outcome = match rmcp::serve_server(server, transport).await {
+        Ok(running) => {
+            // Normally rmcp ends once input is finished and every request answered; the writer
+            // may finish first (then rmcp's own wait for handlers still running, such as a
+            // cancelled call in the library, is not needed).
+            tokio::select! {
+                ended = running.waiting() => match ended {
+                    Ok(reason) => tracing::debug!(?reason, "MCP service ended"),
+                    Err(error) => tracing::error!(%error, "MCP service failed"),
+                },
+                () = shared.wait_finished() => {}
+            }
+            tracing::info!("end of input; stopping");
+            Ok(())
+        }
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+            tracing::info!("end of input before any session; stopping");
+            Ok(())
+        }
+        Err(error) => Err(StdioError::Service(error.to_string())),
+    };
+    // Write what is ready; answers rmcp can no longer send are not waited for.
+    shared.close();
+    match writing.await {
+        Ok(Err(error)) => return Err(StdioError::Write(error)),
+        Err(error) => tracing::error!(%error, "the writer failed"),
+        Ok(Ok(())) => {}
+    }
+    outcome
+}
