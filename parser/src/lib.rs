@@ -28,6 +28,7 @@ pub mod source;
 pub mod span;
 pub mod target;
 mod tokens;
+mod tree;
 
 pub use diagnostic::{Diagnostic, Label, Severity};
 pub use eval::{ConstEnv, ConstLookup};

@@ -1,6 +1,6 @@
 //! A fast byte-level token scanner for the parts of a unit the grammar does not need to see.
 //!
-//! The driver in `parse.rs` uses it to look at the next keyword, to skip routine bodies,
+//! The driver ([`crate::parse`]) uses it to look at the next keyword, to skip routine bodies,
 //! `initialization` sections and `asm` blocks by their block structure, and to find where to
 //! resume after a syntax error. It knows comments and strings (including Delphi 12 multi-line
 //! strings), so an `end` inside either never counts.

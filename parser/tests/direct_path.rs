@@ -1,4 +1,4 @@
-//! The direct path (declarations read without pest, `src/direct.rs`) must build the
+//! The direct path (declarations read without pest, `src/direct/`) must build the
 //! tree the grammar builds, with the same diagnostics: every fixture, the benchmark's synthetic
 //! unit and a unit of shapes at the edges of what the direct path reads are parsed both ways.
 //! (`tests/grammar_props.rs` does the same for random and mutated input.)
