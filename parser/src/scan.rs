@@ -5,6 +5,11 @@
 //! resume after a syntax error. It knows comments and strings (including Delphi 12 multi-line
 //! strings), so an `end` inside either never counts.
 
+use crate::tokens::codes::{
+    code_of_word, is_local_section, is_nested_routine_kind, C_IDENT, K_ASM, K_BEGIN, K_CLASS,
+    K_FUNCTION, K_OPERATOR, K_PROCEDURE,
+};
+
 /// What kind of token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum TokKind {
@@ -30,16 +35,19 @@ pub(crate) struct Tok {
 
 impl Tok {
     /// The token's text.
+    #[inline]
     pub fn text<'t>(&self, text: &'t str) -> &'t str {
         text.get(self.start..self.end).unwrap_or("")
     }
 
     /// True when the token is the word `kw` (ASCII case-insensitive, not `&`-escaped).
+    #[inline]
     pub fn is(&self, text: &str, kw: &str) -> bool {
         self.kind == TokKind::Word && self.text(text).eq_ignore_ascii_case(kw)
     }
 
     /// True for the punctuation `p`.
+    #[inline]
     pub fn is_punct(&self, text: &str, p: &str) -> bool {
         self.kind == TokKind::Punct && self.text(text) == p
     }
@@ -506,22 +514,8 @@ pub(crate) fn column_if_first(b: &[u8], pos: usize) -> Option<usize> {
     (s == 0 || matches!(b[s - 1], b'\n' | b'\r')).then_some(pos - s + 1)
 }
 
-fn is_word_in(t: &Tok, text: &str, list: &[&str]) -> bool {
-    t.kind == TokKind::Word && list.iter().any(|k| t.text(text).eq_ignore_ascii_case(k))
-}
-
 /// Why skipping a body failed: position and message.
 pub(crate) type SkipError = (usize, usize, String);
-
-/// Keywords that open a section of local declarations in a routine body.
-const LOCAL_SECTIONS: &[&str] = &[
-    "var",
-    "threadvar",
-    "const",
-    "resourcestring",
-    "type",
-    "label",
-];
 
 /// What a token starts in the part of a routine body before its block.
 pub(crate) enum BodyPart {
@@ -538,30 +532,26 @@ pub(crate) enum BodyPart {
 }
 
 pub(crate) fn body_part(text: &str, t: &Tok) -> BodyPart {
-    let b = text.as_bytes();
     match t.kind {
-        TokKind::Word if t.is(text, "begin") || t.is(text, "asm") => BodyPart::Block,
-        TokKind::Word if is_word_in(t, text, LOCAL_SECTIONS) => BodyPart::Section,
-        TokKind::Word
-            if is_word_in(
-                t,
-                text,
-                &[
-                    "procedure",
-                    "function",
-                    "constructor",
-                    "destructor",
-                    "operator",
-                ],
-            ) || (t.is(text, "class")
-                && is_word_in(
-                    &next_token(b, t.end),
-                    text,
-                    &["procedure", "function", "operator"],
-                )) =>
-        {
-            BodyPart::Routine
-        }
+        TokKind::Word => match code_of_word(t.text(text)) {
+            K_BEGIN | K_ASM => BodyPart::Block,
+            code if is_local_section(code) => BodyPart::Section,
+            code if is_nested_routine_kind(code) => BodyPart::Routine,
+            // `class function` and the like, not `class constructor`
+            K_CLASS => {
+                let next = next_token(text.as_bytes(), t.end);
+                let kind = match next.kind {
+                    TokKind::Word => code_of_word(next.text(text)),
+                    _ => C_IDENT,
+                };
+                if matches!(kind, K_PROCEDURE | K_FUNCTION | K_OPERATOR) {
+                    BodyPart::Routine
+                } else {
+                    BodyPart::Unexpected
+                }
+            }
+            _ => BodyPart::Unexpected,
+        },
         TokKind::Punct if t.is_punct(text, "[") => BodyPart::Attributes,
         _ => BodyPart::Unexpected,
     }
@@ -642,18 +632,12 @@ pub(crate) fn skip_local_section(text: &str, mut pos: usize) -> usize {
                 } else if w.eq_ignore_ascii_case("end") {
                     records = records.saturating_sub(1);
                 } else if records == 0 {
-                    let block = ["begin", "asm"].iter().chain(LOCAL_SECTIONS);
-                    if block.into_iter().any(|k| w.eq_ignore_ascii_case(k)) {
+                    let code = code_of_word(w);
+                    if matches!(code, K_BEGIN | K_ASM) || is_local_section(code) {
                         return t.start;
                     }
-                    let routine = [
-                        "procedure",
-                        "function",
-                        "constructor",
-                        "destructor",
-                        "class",
-                    ];
-                    if prev_semicolon && routine.iter().any(|k| w.eq_ignore_ascii_case(k)) {
+                    // `procedure` ... `class`
+                    if prev_semicolon && (K_PROCEDURE..=K_CLASS).contains(&code) {
                         return t.start;
                     }
                 }

@@ -20,8 +20,8 @@ pub(crate) mod keywords;
 mod nesting;
 
 use crate::scan::{self, TokKind};
-pub(crate) use keywords::{is_reserved_word, keyword_text, kw};
-use keywords::{word_code, word_code_in};
+pub(crate) use keywords::{keyword_text, kw};
+use keywords::{RESERVED, RESERVED_BASE, SOFT, SOFT_BASE};
 pub(crate) use nesting::nesting_bound;
 
 /// Every code takes this many bytes in the token string.
@@ -139,6 +139,135 @@ impl Tokens {
             .get(past - 1)
             .map_or(self.text_len as usize, |&[_, e]| e as usize);
         (from, to.max(from))
+    }
+}
+
+pub(crate) fn word_code(word: &str) -> char {
+    word_code_in(word.as_bytes(), 0, word.len())
+}
+
+/// The code of the word at `start..end` of `b` (already known not to be `&`-escaped).
+#[inline]
+fn word_code_in(b: &[u8], start: usize, end: usize) -> char {
+    // Keywords are ASCII letters only, 2 to 14 of them: pack the lower-cased word into an
+    // integer and look that up.
+    let len = end.saturating_sub(start);
+    if !(2..=14).contains(&len) {
+        return IDENT;
+    }
+    // Most words are names: no keyword has their length and first letter.
+    let first = b.get(start).map_or(0, |c| c | 0x20);
+    if !first.is_ascii_lowercase() || KEYWORD_SHAPES[len] & (1 << (first - b'a')) == 0 {
+        return IDENT;
+    }
+    // The word's bytes in the low end of a little-endian integer, each with bit 5 set: that
+    // lower-cases letters, and leaves every other byte of a name (digits, `_`, UTF-8) outside
+    // the letters, so a word that is not all letters matches no keyword. Sixteen bytes are
+    // read at once where the text has them (a copy of a few bytes is a call).
+    let word = match b.get(start..start + 16) {
+        Some(chunk) => u128::from_le_bytes(chunk.try_into().unwrap_or([0; 16])),
+        None => {
+            let mut buf = [0u8; 16];
+            if let Some(bytes) = b.get(start..end) {
+                buf[..len].copy_from_slice(bytes);
+            }
+            u128::from_le_bytes(buf)
+        }
+    };
+    keyword_code((word | u128::from_le_bytes([0x20; 16])) & WORD_MASKS[len])
+}
+
+/// For each word length, the low bytes of an integer that a word of that length fills.
+static WORD_MASKS: [u128; 17] = {
+    let mut masks = [0u128; 17];
+    let mut len = 1;
+    while len < 17 {
+        masks[len] = u128::MAX >> (8 * (16 - len));
+        len += 1;
+    }
+    masks
+};
+
+/// For each word length, a bit per first letter (`a` = bit 0) that some keyword of that
+/// length starts with.
+static KEYWORD_SHAPES: [u32; 16] = {
+    let mut shapes = [0u32; 16];
+    let lists = [RESERVED, SOFT];
+    let mut l = 0;
+    while l < lists.len() {
+        let mut i = 0;
+        while i < lists[l].len() {
+            let w = lists[l][i].as_bytes();
+            if w.len() < 16 {
+                shapes[w.len()] |= 1 << (w[0] - b'a');
+            }
+            i += 1;
+        }
+        l += 1;
+    }
+    shapes
+};
+
+/// Slots of the keyword table: a power of two a few times the number of keywords, so that
+/// most lookups of a name end at an empty slot right away, and small enough (9 KiB with the
+/// codes) to stay in the first-level cache beside the text.
+const KEYWORD_SLOTS: usize = 512;
+
+/// The slot a packed key is looked up from (a multiplicative hash of its two halves).
+const fn keyword_slot(key: u128) -> usize {
+    let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
+    (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - KEYWORD_SLOTS.trailing_zeros())) as usize
+}
+
+/// Every keyword, packed as [`word_code`] packs words, in an open-addressed table built at
+/// compile time (key 0, which no word packs to, marks an empty slot); its code is at the same
+/// slot of [`KEYWORD_CODES`].
+static KEYWORD_KEYS: [u128; KEYWORD_SLOTS] = keyword_table().0;
+static KEYWORD_CODES: [u16; KEYWORD_SLOTS] = keyword_table().1;
+
+const fn keyword_table() -> ([u128; KEYWORD_SLOTS], [u16; KEYWORD_SLOTS]) {
+    let mut keys = [0u128; KEYWORD_SLOTS];
+    let mut codes = [0u16; KEYWORD_SLOTS];
+    let lists = [(RESERVED, RESERVED_BASE), (SOFT, SOFT_BASE)];
+    let mut l = 0;
+    while l < lists.len() {
+        let (words, base) = lists[l];
+        let mut i = 0;
+        while i < words.len() {
+            let w = words[i].as_bytes();
+            let mut key = 0u128;
+            let mut j = w.len();
+            while j > 0 {
+                j -= 1;
+                key = key << 8 | w[j] as u128;
+            }
+            let mut at = keyword_slot(key);
+            while keys[at] != 0 && keys[at] != key {
+                at = (at + 1) % KEYWORD_SLOTS;
+            }
+            keys[at] = key;
+            codes[at] = (base + i as u32) as u16;
+            i += 1;
+        }
+        l += 1;
+    }
+    (keys, codes)
+}
+
+/// The code of the keyword packed as `key`, or [`IDENT`].
+fn keyword_code(key: u128) -> char {
+    let mut at = keyword_slot(key);
+    loop {
+        match KEYWORD_KEYS.get(at) {
+            Some(&k) if k == key => {
+                return KEYWORD_CODES
+                    .get(at)
+                    .and_then(|&c| char::from_u32(c.into()))
+                    .unwrap_or(IDENT)
+            }
+            Some(0) | None => return IDENT,
+            Some(_) => at = (at + 1) % KEYWORD_SLOTS,
+        }
     }
 }
 

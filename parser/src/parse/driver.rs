@@ -17,7 +17,6 @@ use std::cell::Cell;
 use std::sync::{PoisonError, RwLock};
 
 use super::errors::shorten;
-use super::items::is_routine_word;
 use super::INLINE_NESTING;
 
 /// Held to read while the grammar runs, and to write while a failed item is run again with
@@ -92,17 +91,6 @@ pub(super) struct Driver<'a> {
     pub(super) stack: Stack,
     /// The token index of the last lookup or read: where the next lookup most likely lands.
     pub(super) cursor: Cell<usize>,
-}
-
-/// `word` in ASCII lower case in `buf`, without an allocation; empty for words longer than
-/// any keyword or not ASCII (which no keyword comparison matches).
-fn lower_word<'b>(word: &str, buf: &'b mut [u8; 16]) -> &'b str {
-    let Some(out) = buf.get_mut(..word.len()).filter(|_| word.is_ascii()) else {
-        return "";
-    };
-    out.copy_from_slice(word.as_bytes());
-    out.make_ascii_lowercase();
-    std::str::from_utf8(out).unwrap_or("")
 }
 
 impl<'a> Driver<'a> {
@@ -234,10 +222,8 @@ impl<'a> Driver<'a> {
         let len = self.text.len();
         let mut pos = scan::skip_trivia(self.bytes(), 0);
         let first = self.tok(pos);
-        let head_word = first.kind == TokKind::Word
-            && ["unit", "program", "library", "package"]
-                .iter()
-                .any(|k| first.is(self.text, k));
+        let first_code = code_of_word(first.text(self.text));
+        let head_word = first.kind == TokKind::Word && is_unit_kind(first_code);
         let mut kind = UnitKind::Program;
         let mut name = ast::Text::default();
         let mut name_span = self.span(pos, pos);
@@ -255,10 +241,10 @@ impl<'a> Driver<'a> {
                     pos = end;
                 }
                 Err(()) => {
-                    kind = match first.text(self.text).to_ascii_lowercase().as_str() {
-                        "unit" => UnitKind::Unit,
-                        "library" => UnitKind::Library,
-                        "package" => UnitKind::Package,
+                    kind = match first_code {
+                        K_UNIT => UnitKind::Unit,
+                        K_LIBRARY => UnitKind::Library,
+                        K_PACKAGE => UnitKind::Package,
                         _ => UnitKind::Program,
                     };
                     pos = self.skip_past_semicolon(first.end);
@@ -440,7 +426,7 @@ impl<'a> Driver<'a> {
                 // attributes before a routine
                 let after = scan::skip_brackets(self.text, pos);
                 let n = scan::token_at(self.bytes(), after);
-                if n.kind == TokKind::Word && is_routine_word(n.text(self.text)) {
+                if n.kind == TokKind::Word && is_routine_start(code_of_word(n.text(self.text))) {
                     return Some(self.routine(with_bodies, pos));
                 }
                 // Attributes that stand alone (`[assembly: Foo]`) or precede a section keyword.
@@ -466,76 +452,49 @@ impl<'a> Driver<'a> {
 
     /// What the word at `pos` (past trivia; `t` is its token) does in a section loop.
     fn section_word(&self, pos: usize, t: &Tok) -> SectionWord {
-        // told by the token's code where a token of the lexer starts here
-        if let Some(i) = self.index_starting_at(pos) {
-            return match self.toks.code_of(i) {
-                K_IMPLEMENTATION | K_INITIALIZATION | K_FINALIZATION | K_BEGIN | K_END => {
-                    SectionWord::Ends
-                }
-                // a whole `begin` or `asm` block
-                C_BLOCK if self.bytes()[pos] | 0x20 == b'b' => SectionWord::Ends,
-                K_USES | K_REQUIRES | K_CONTAINS => SectionWord::Uses,
-                _ => SectionWord::Other,
-            };
-        }
-        let mut buf = [0; 16];
-        match lower_word(t.text(self.text), &mut buf) {
-            "implementation" | "initialization" | "finalization" | "begin" | "end"
-                if t.kind == TokKind::Word =>
-            {
-                SectionWord::Ends
-            }
-            "uses" | "requires" | "contains" if t.kind == TokKind::Word => SectionWord::Uses,
+        // told by the token's code where a token of the lexer starts here, else by the word
+        let code = match self.index_starting_at(pos) {
+            Some(i) => self.toks.code_of(i),
+            None if t.kind == TokKind::Word => code_of_word(t.text(self.text)),
+            None => return SectionWord::Other,
+        };
+        match code {
+            K_BEGIN | K_END => SectionWord::Ends,
+            _ if is_unit_part(code) => SectionWord::Ends,
+            // a whole `begin` or `asm` block
+            C_BLOCK if self.bytes()[pos] | 0x20 == b'b' => SectionWord::Ends,
+            K_USES | K_REQUIRES | K_CONTAINS => SectionWord::Uses,
             _ => SectionWord::Other,
         }
     }
 
     /// What declaration the token `t` at `pos` starts.
     fn decl_word(&self, pos: usize, t: &Tok) -> DeclWord {
-        if let Some(i) = self.index_starting_at(pos) {
-            return match self.toks.code_of(i) {
-                LB if t.is_punct(self.text, "[") => DeclWord::Attributes,
-                K_CONST => DeclWord::Const {
-                    resourcestring: false,
-                },
-                K_RESOURCESTRING => DeclWord::Const {
-                    resourcestring: true,
-                },
-                K_TYPE => DeclWord::Type,
-                K_VAR => DeclWord::Var { threadvar: false },
-                K_THREADVAR => DeclWord::Var { threadvar: true },
-                K_LABEL => DeclWord::Label,
-                K_PROPERTY => DeclWord::Property,
-                K_EXPORTS => DeclWord::Exports,
-                K_PROCEDURE | K_FUNCTION | K_CONSTRUCTOR | K_DESTRUCTOR | K_CLASS => {
-                    DeclWord::Routine
-                }
-                K_OPERATOR => DeclWord::Operator,
-                _ => DeclWord::None,
-            };
-        }
-        if t.kind == TokKind::Punct && t.text(self.text) == "[" {
-            return DeclWord::Attributes;
-        }
-        if t.kind != TokKind::Word {
-            return DeclWord::None;
-        }
-        let mut buf = [0; 16];
-        match lower_word(t.text(self.text), &mut buf) {
-            "const" => DeclWord::Const {
+        // told by the token's code where a token of the lexer starts here, else by the word
+        let code = match self.index_starting_at(pos) {
+            Some(i) => self.toks.code_of(i),
+            None => match t.kind {
+                TokKind::Punct if t.text(self.text) == "[" => LB,
+                TokKind::Word => code_of_word(t.text(self.text)),
+                _ => return DeclWord::None,
+            },
+        };
+        match code {
+            LB if t.is_punct(self.text, "[") => DeclWord::Attributes,
+            K_CONST => DeclWord::Const {
                 resourcestring: false,
             },
-            "resourcestring" => DeclWord::Const {
+            K_RESOURCESTRING => DeclWord::Const {
                 resourcestring: true,
             },
-            "type" => DeclWord::Type,
-            "var" => DeclWord::Var { threadvar: false },
-            "threadvar" => DeclWord::Var { threadvar: true },
-            "label" => DeclWord::Label,
-            "property" => DeclWord::Property,
-            "exports" => DeclWord::Exports,
-            "procedure" | "function" | "constructor" | "destructor" | "class" => DeclWord::Routine,
-            "operator" => DeclWord::Operator,
+            K_TYPE => DeclWord::Type,
+            K_VAR => DeclWord::Var { threadvar: false },
+            K_THREADVAR => DeclWord::Var { threadvar: true },
+            K_LABEL => DeclWord::Label,
+            K_PROPERTY => DeclWord::Property,
+            K_EXPORTS => DeclWord::Exports,
+            K_PROCEDURE | K_FUNCTION | K_CONSTRUCTOR | K_DESTRUCTOR | K_CLASS => DeclWord::Routine,
+            K_OPERATOR => DeclWord::Operator,
             _ => DeclWord::None,
         }
     }
@@ -573,10 +532,11 @@ impl<'a> Driver<'a> {
         if w.starts_with('&') {
             return true;
         }
-        if tokens::is_reserved_word(w) {
+        let code = code_of_word(w);
+        if is_reserved(code) {
             return false;
         }
-        if w.eq_ignore_ascii_case("operator") {
+        if code == K_OPERATOR {
             let n = self.tok(t.end);
             // `Operator = (A, B: TPoint): Boolean` is FPC's equality operator, not a constant.
             let fpc_equality =

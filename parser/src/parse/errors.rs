@@ -6,6 +6,7 @@ use crate::diagnostic::Diagnostic;
 use crate::grammar::{DelphiParser, Rule};
 use crate::scan::{self, TokKind};
 use crate::tokens;
+use crate::tokens::codes::{code_of_word, is_operator_word};
 use pest::Parser as _;
 use std::sync::PoisonError;
 
@@ -55,17 +56,14 @@ impl Driver<'_> {
                     // are covered by the rule labels when those are about the same place.
                     const PUNCT: &[&str] =
                         &[";", ":", "=", ",", "(", ")", "[", "]", ".", "..", "<", ">"];
-                    // Operators could follow almost any operand: naming them is noise.
-                    const OPERATORS: &[&str] = &[
-                        "and", "as", "div", "in", "is", "mod", "not", "or", "shl", "shr", "xor",
-                    ];
                     for t in attempts.expected_tokens() {
                         let t = t.to_string();
                         if let Some(label) = range_label(&t) {
                             expected.push(label.to_string());
                         }
+                        // Operators could follow almost any operand: naming them is noise.
                         if let Some(word) = tokens::keyword_text(&t)
-                            .filter(|w| !rules_named && !OPERATORS.contains(w))
+                            .filter(|w| !rules_named && !is_operator_word(code_of_word(w)))
                         {
                             expected.push(format!("`{word}`"));
                         }

@@ -7,22 +7,9 @@ use crate::direct::Direct;
 use crate::grammar::Rule;
 use crate::lower::Lower;
 use crate::scan::{self, TokKind};
-use crate::tokens;
+use crate::tokens::codes::*;
 use crate::tree::Members;
 use pest::iterators::Pair;
-
-pub(super) fn is_routine_word(w: &str) -> bool {
-    [
-        "procedure",
-        "function",
-        "constructor",
-        "destructor",
-        "class",
-        "operator",
-    ]
-    .iter()
-    .any(|k| w.eq_ignore_ascii_case(k))
-}
 
 impl<'a> Driver<'a> {
     /// Where to continue after an error in the item that starts at `item_start`: the next
@@ -43,19 +30,12 @@ impl<'a> Driver<'a> {
             let Some(col) = scan::column_if_first(b, t.start) else {
                 continue;
             };
-            let w = t.text(self.text);
-            let lw = w.to_ascii_lowercase();
-            match lw.as_str() {
-                "implementation" | "initialization" | "finalization" => return t.start,
-                "end" if self.tok(t.end).is_punct(self.text, ".") => return t.start,
-                "type" | "const" | "var" | "threadvar" | "resourcestring" | "procedure"
-                | "function" | "constructor" | "destructor" | "class" | "label" | "exports"
-                | "uses"
-                    if col <= item_col =>
-                {
-                    return t.start
-                }
-                _ if in_section && col == item_col && !tokens::is_reserved_word(w) => {
+            let code = code_of_word(t.text(self.text));
+            match code {
+                _ if is_unit_part(code) => return t.start,
+                K_END if self.tok(t.end).is_punct(self.text, ".") => return t.start,
+                _ if is_recovery_point(code) && col <= item_col => return t.start,
+                _ if in_section && col == item_col && !is_reserved(code) => {
                     let next = self.tok(t.end);
                     let nt = next.text(self.text);
                     if matches!(nt, "=" | ":" | "<" | ",") {
@@ -199,23 +179,6 @@ impl<'a> Driver<'a> {
     /// Where the member after a bad one at `pos` starts: after the next `;` outside brackets,
     /// or at a word that starts a line and can only start a member or end the type.
     fn skip_member(&self, pos: usize) -> usize {
-        const MEMBER_START: &[&str] = &[
-            "end",
-            "procedure",
-            "function",
-            "constructor",
-            "destructor",
-            "property",
-            "class",
-            "private",
-            "protected",
-            "public",
-            "published",
-            "strict",
-            "var",
-            "const",
-            "type",
-        ];
         let b = self.bytes();
         let first = self.tok(pos);
         let mut depth = 0usize;
@@ -231,7 +194,7 @@ impl<'a> Driver<'a> {
                 ";" if depth == 0 => return t.end,
                 w if t.kind == TokKind::Word
                     && scan::column_if_first(b, t.start).is_some()
-                    && MEMBER_START.iter().any(|k| w.eq_ignore_ascii_case(k)) =>
+                    && is_member_start(code_of_word(w)) =>
                 {
                     return t.start
                 }
@@ -334,10 +297,10 @@ impl<'a> Driver<'a> {
                     continue;
                 }
                 scan::BodyPart::Attributes
-                    if !is_routine_word(
+                    if !is_routine_start(code_of_word(
                         self.tok(scan::skip_brackets(self.text, t.start))
                             .text(self.text),
-                    ) =>
+                    )) =>
                 {
                     pos = scan::skip_brackets(self.text, t.start);
                     continue;

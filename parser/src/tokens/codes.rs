@@ -47,6 +47,7 @@ pub(crate) const K_ALIAS: u32 = word("alias");
 pub(crate) const K_ALIGN: u32 = word("align");
 pub(crate) const K_AND: u32 = word("and");
 pub(crate) const K_ARRAY: u32 = word("array");
+pub(crate) const K_ASM: u32 = word("asm");
 pub(crate) const K_AS: u32 = word("as");
 pub(crate) const K_AUTOMATED: u32 = word("automated");
 pub(crate) const K_BEGIN: u32 = word("begin");
@@ -125,6 +126,11 @@ pub(crate) fn is_name(c: u32) -> bool {
     c == C_IDENT || (0x280..=0x2FF).contains(&c)
 }
 
+/// A reserved word: never a name unless written with `&` (which makes it [`C_IDENT`]).
+pub(crate) fn is_reserved(c: u32) -> bool {
+    (0x200..0x280).contains(&c)
+}
+
 /// `dot_name`: after a dot reserved words are names too.
 pub(crate) fn is_dot_name(c: u32) -> bool {
     c == C_IDENT || (0x200..=0x2FF).contains(&c)
@@ -175,4 +181,89 @@ pub(crate) fn is_vis_word(c: u32) -> bool {
 /// `struct_start`: class, record, interface, dispinterface, object, packed, type; bitpacked.
 pub(crate) fn is_struct_start(c: u32) -> bool {
     (K_CLASS..=K_TYPE).contains(&c) || c == K_BITPACKED
+}
+
+/// The code of `word` as the lexer would give it (any case; an `&`-escaped word or any other
+/// name is [`C_IDENT`]), for readers that look at the text rather than the token string.
+pub(crate) fn code_of_word(word: &str) -> u32 {
+    super::word_code(word) as u32
+}
+
+/// Words that start a routine heading at section level: a kind keyword, or `class` before one.
+pub(crate) fn is_routine_start(c: u32) -> bool {
+    (K_PROCEDURE..=K_CLASS).contains(&c) || c == K_OPERATOR
+}
+
+/// The kind keywords of routines that may be nested in a routine body, or follow `class` there.
+pub(crate) fn is_nested_routine_kind(c: u32) -> bool {
+    matches!(
+        c,
+        K_PROCEDURE | K_FUNCTION | K_CONSTRUCTOR | K_DESTRUCTOR | K_OPERATOR
+    )
+}
+
+/// Words that open a section of local declarations in a routine body.
+pub(crate) fn is_local_section(c: u32) -> bool {
+    matches!(
+        c,
+        K_VAR | K_THREADVAR | K_CONST | K_RESOURCESTRING | K_TYPE | K_LABEL
+    )
+}
+
+/// Words that end a unit's declaration parts: `implementation`, `initialization`,
+/// `finalization`.
+pub(crate) fn is_unit_part(c: u32) -> bool {
+    matches!(c, K_IMPLEMENTATION | K_INITIALIZATION | K_FINALIZATION)
+}
+
+/// Words that start a declaration at section level where recovery after an error resumes:
+/// section keywords, routine headings, `label`, `exports` and `uses`.
+pub(crate) fn is_recovery_point(c: u32) -> bool {
+    matches!(
+        c,
+        K_TYPE
+            | K_CONST
+            | K_VAR
+            | K_THREADVAR
+            | K_RESOURCESTRING
+            | K_PROCEDURE
+            | K_FUNCTION
+            | K_CONSTRUCTOR
+            | K_DESTRUCTOR
+            | K_CLASS
+            | K_LABEL
+            | K_EXPORTS
+            | K_USES
+    )
+}
+
+/// Words that can only start a member of a structured type or end it, where reading a type
+/// member by member resumes after a bad member.
+pub(crate) fn is_member_start(c: u32) -> bool {
+    matches!(
+        c,
+        K_PRIVATE | K_PROTECTED | K_PUBLIC | K_PUBLISHED | K_STRICT
+    ) || matches!(
+        c,
+        K_END
+            | K_PROCEDURE
+            | K_FUNCTION
+            | K_CONSTRUCTOR
+            | K_DESTRUCTOR
+            | K_PROPERTY
+            | K_CLASS
+            | K_VAR
+            | K_CONST
+            | K_TYPE
+    )
+}
+
+/// The words that start a file: `unit`, `program`, `library`, `package`.
+pub(crate) fn is_unit_kind(c: u32) -> bool {
+    matches!(c, K_UNIT | K_PROGRAM | K_LIBRARY | K_PACKAGE)
+}
+
+/// The operator words (`and`, `as`, `div`, `mod`, `shl`, `shr`, `or`, `xor`, `in`, `is`, `not`).
+pub(crate) fn is_operator_word(c: u32) -> bool {
+    (K_AND..=K_IS).contains(&c) || c == K_NOT
 }

@@ -1,6 +1,6 @@
 //! An upper bound on how deep the grammar can recurse over a token string.
 
-use super::keywords::word_code;
+use super::word_code;
 use super::{code_at, kw, Tokens, CODE_WIDTH, OTHER};
 
 /// What a token does to the nesting the grammar recurses on.
