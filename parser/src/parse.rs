@@ -1,18 +1,18 @@
 //! The top-level parser: preprocessing, the item-by-item drive of the grammar, error recovery.
 //!
 //! pest has no error recovery, so the driver parses one declaration at a time: it looks at the
-//! next keyword with the token scanner of `scan.rs`, calls the grammar rule for that item
+//! next keyword with the token scanner (`scan.rs`), calls the grammar rule for that item
 //! (`type_decl`, `routine_decl`, ...) on the text from there, and skips routine bodies by block
 //! structure. A syntax error becomes a diagnostic and the driver resumes at the next line that
 //! starts a declaration, so every error of a file is reported and the rest of the unit is kept.
 //!
-//! Before the grammar, each item is offered to the direct path ([`crate::direct`]), which reads
-//! declarations straight into the tree by the grammar's rules and leaves errors and a few rare
-//! forms to the grammar.
+//! Before the grammar, each item is offered to the direct path (the `direct` module), which
+//! reads declarations straight into the tree by the grammar's rules and leaves errors and a few
+//! rare forms to the grammar.
 //!
-//! [`driver`] holds the driver and its loop over sections and declarations, [`items`] the
-//! items of sections, structured types read member by member, routines and their bodies, and
-//! recovery after an error; [`errors`] turns the grammar's errors into diagnostics.
+//! `driver` holds the driver and its loop over sections and declarations, `items` the items of
+//! sections, structured types read member by member, routines and their bodies, and recovery
+//! after an error; `errors` turns the grammar's errors into diagnostics.
 
 mod driver;
 mod errors;
