@@ -31,12 +31,13 @@ mod lexer;
 
 use crate::diagnostic::Diagnostic;
 use crate::options::ParseOptions;
+use crate::scan::string_end;
 use crate::span::{FileId, SourceDb, Span};
 use crate::target::{self, Compiler, ConstValue, Target};
 use declared::DeclScan;
 use env::UnitNames;
 use expr::Value;
-use lexer::{brace_end, first_ident, first_symbol, line_end, paren_star_end, skip_string};
+use lexer::{brace_end, first_ident, first_symbol, line_end, paren_star_end};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::rc::Rc;
@@ -407,7 +408,7 @@ impl Pp<'_> {
                 break;
             };
             match c {
-                b'\'' => i = skip_string(b, i),
+                b'\'' => i = string_end(b, i),
                 b'/' if b.get(i + 1) == Some(&b'/') => i = line_end(b, i),
                 b'{' if b.get(i + 1) == Some(&b'$') => {
                     let (end, body) = match brace_end(b, i + 2) {

@@ -279,23 +279,22 @@ pub(crate) fn number_end(b: &[u8], i: usize) -> usize {
     j
 }
 
-/// End of the string starting with `'` at `i`: a quoted piece (ends at its line end when
-/// unterminated) or a Delphi 12 multi-line string.
+/// End of the string literal that starts with the quote at `i`: the one reading of string
+/// literals in this crate (the preprocessor, the token scanner and the lexer all call it, so they
+/// agree on where every string ends and what is code).
+///
+/// Delphi 12: an odd run of three or more quotes followed by nothing but blanks up to a line
+/// break opens a multi-line string, which a run of as many quotes closes, standing first on a
+/// later line after its indentation (a longer run closes it with its first quotes; a run after
+/// other text on a line is content). Anything else is an ordinary literal with `''` escapes
+/// (`''''` is one quote, `'''abc'` is `'abc`), which ends at its closing quote or, unterminated,
+/// at the end of its line, so a stray quote cannot swallow the rest of the file; a multi-line
+/// string without its closing line is read that way too.
 pub(crate) fn string_end(b: &[u8], i: usize) -> usize {
-    let mut run = i;
-    while run < b.len() && b[run] == b'\'' {
-        run += 1;
-    }
-    let quotes = run - i;
+    let quotes = quote_run(b, i);
     if quotes >= 3 && quotes % 2 == 1 {
-        let mut j = run;
-        while j < b.len() && (b[j] == b' ' || b[j] == b'\t') {
-            j += 1;
-        }
-        if j < b.len() && (b[j] == b'\n' || b[j] == b'\r') {
-            if let Some(end) = multiline_close(b, j, quotes) {
-                return end;
-            }
+        if let Some(end) = multiline_end(b, i + quotes, quotes) {
+            return end;
         }
     }
     let mut j = i + 1;
@@ -307,26 +306,35 @@ pub(crate) fn string_end(b: &[u8], i: usize) -> usize {
             _ => j += 1,
         }
     }
-    j
+    b.len()
 }
 
-/// Finds the closing quote run of a multi-line string whose opening line ends at `j`: the
-/// first run of at least as many quotes on a later line. It should start its line (after
-/// indentation); the compiler also accepts it after text, and so does the preprocessor.
-fn multiline_close(b: &[u8], j: usize, quotes: usize) -> Option<usize> {
-    let mut k = j;
-    while k < b.len() {
-        if b[k] == b'\'' {
-            let run = b[k..].iter().take_while(|&&c| c == b'\'').count();
-            if run >= quotes {
-                return Some(k + quotes);
-            }
-            k += run;
-        } else {
+/// The number of quotes from `i` on.
+fn quote_run(b: &[u8], i: usize) -> usize {
+    b.get(i..)
+        .map_or(0, |rest| rest.iter().take_while(|&&c| c == b'\'').count())
+}
+
+/// The end of a multi-line string whose opening run of `quotes` quotes ends at `j`: `None`
+/// when the run is not followed by a line break (after blanks) or no later line closes it.
+fn multiline_end(b: &[u8], mut j: usize, quotes: usize) -> Option<usize> {
+    while matches!(b.get(j), Some(b' ' | b'\t')) {
+        j += 1;
+    }
+    if !matches!(b.get(j), Some(b'\r' | b'\n')) {
+        return None;
+    }
+    // `j` is at a line break: look at the line after it
+    loop {
+        let mut k = j + 1;
+        while matches!(b.get(k), Some(b' ' | b'\t')) {
             k += 1;
         }
+        if quote_run(b, k) >= quotes {
+            return Some(k + quotes);
+        }
+        j = k + memchr::memchr2(b'\n', b'\r', b.get(k..)?)?;
     }
-    None
 }
 
 /// Skips an `asm` block whose `asm` keyword ends at `i`; returns the position after its `end`,
@@ -690,14 +698,42 @@ mod tests {
         }
     }
 
+    /// Where each kind of literal ends, the cases the preprocessor and the token scanner once
+    /// read differently (each had its own copy) among them.
     #[test]
-    fn multiline_string_is_one_token() {
-        let src = "'''\n  end\n  '''";
-        let t = token_at(src.as_bytes(), 0);
-        assert_eq!(t.end, src.len());
-        let src = "'''abc' x";
-        assert_eq!(token_at(src.as_bytes(), 0).end, 7);
-        let src = "'''' x";
-        assert_eq!(token_at(src.as_bytes(), 0).end, 4);
+    fn string_ends() {
+        let cases: &[(&str, &str)] = &[
+            // ordinary literals, escaped quotes first
+            ("''''", " x"),
+            ("'''abc'", " x"),
+            ("''", ";"),
+            ("'a''b'", ";"),
+            ("'''x", "\n'''"),
+            ("'unterminated", "\nX := 1;"),
+            // multi-line strings
+            ("'''\n  end\n  '''", ";"),
+            ("''' \t\r\n  a\r\n  '''", ";"),
+            ("'''''\n  holds ''' inside\n  '''''", ";"),
+            // a run after text on a line is content: the string ends on the line of its own
+            ("'''\n  it''s ''' here\n  '''", "; x"),
+            // a longer run closes it with its first quotes
+            ("'''\n  a\n  '''", "';"),
+            // no closing line: an unterminated literal that ends with its line
+            ("'''", "\n  never closed\nX := 1;"),
+        ];
+        for (literal, after) in cases {
+            let text = format!("{literal}{after}");
+            assert_eq!(
+                string_end(text.as_bytes(), 0),
+                literal.len(),
+                "{text:?}"
+            );
+            let t = token_at(text.as_bytes(), 0);
+            assert_eq!((t.kind, t.end), (TokKind::Str, literal.len()), "{text:?}");
+        }
+        // never past the end
+        for text in ["'", "'''", "'''\n", "'''\n'", "'''\n''"] {
+            assert!(string_end(text.as_bytes(), 0) <= text.len(), "{text:?}");
+        }
     }
 }
