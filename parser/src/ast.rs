@@ -496,7 +496,9 @@ pub struct Param {
     pub ty: Option<TypeRef>,
     /// `= default` value.
     pub default: Option<Expr>,
-    /// Parameter attributes (`[Ref]`, `[McpNil]`, ...).
+    /// Parameter attributes (`[Ref]`, `[McpNil]`, ...): those before the group, which apply to
+    /// each of its names, then those written before this name after the first
+    /// (`[Arg('a')] A, [Arg('b')] B: Integer` gives `B` both).
     pub attributes: Vec<Attribute>,
     /// Span of the whole parameter declaration (shared by grouped names).
     pub span: Span,

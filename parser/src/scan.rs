@@ -204,8 +204,14 @@ fn token_mode(b: &[u8], i: usize, asm: bool) -> Tok {
             end: b.len(),
         };
     };
-    if is_ident_start(c) || (c == b'&' && b.get(i + 1).is_some_and(|&n| is_ident_start(n))) {
-        let mut j = i + 1;
+    // a name, `&`-escaped or not; `&&op_Equality` is the escaped name `&op_Equality`
+    let name_at = match c {
+        b'&' if b.get(i + 1) == Some(&b'&') => i + 2,
+        b'&' => i + 1,
+        _ => i,
+    };
+    if b.get(name_at).is_some_and(|&n| is_ident_start(n)) {
+        let mut j = name_at + 1;
         while j < b.len() && is_ident_char(b[j]) {
             j += 1;
         }
@@ -723,11 +729,7 @@ mod tests {
         ];
         for (literal, after) in cases {
             let text = format!("{literal}{after}");
-            assert_eq!(
-                string_end(text.as_bytes(), 0),
-                literal.len(),
-                "{text:?}"
-            );
+            assert_eq!(string_end(text.as_bytes(), 0), literal.len(), "{text:?}");
             let t = token_at(text.as_bytes(), 0);
             assert_eq!((t.kind, t.end), (TokKind::Str, literal.len()), "{text:?}");
         }

@@ -190,10 +190,12 @@ pub(crate) fn var_decls(
 }
 
 /// Adds one parameter per name of a group (`A, B: T`), sharing the group's mode, type, default
-/// and attributes: clones for all names but the last, which takes them.
+/// and attributes: clones for all names but the last, which takes them. Each name comes with
+/// the attributes written before it after the first (`[Arg('a')] A, [Arg('b')] B: Integer`),
+/// which follow the group's on that parameter alone.
 pub(crate) fn push_params(
     params: &mut Vec<Param>,
-    names: impl Iterator<Item = (Text, Span)>,
+    names: impl Iterator<Item = (Text, Span, Vec<Attribute>)>,
     mode: ParamMode,
     ty: Option<TypeRef>,
     default: Option<Expr>,
@@ -201,7 +203,11 @@ pub(crate) fn push_params(
     span: Span,
 ) {
     let mut names = names.peekable();
-    while let Some((name, name_span)) = names.next() {
+    while let Some((name, name_span, own)) = names.next() {
+        let with_own = |mut group: Vec<Attribute>| {
+            group.extend(own);
+            group
+        };
         if names.peek().is_some() {
             params.push(Param {
                 name,
@@ -209,7 +215,7 @@ pub(crate) fn push_params(
                 mode,
                 ty: ty.clone(),
                 default: default.clone(),
-                attributes: attributes.clone(),
+                attributes: with_own(attributes.clone()),
                 span,
             });
         } else {
@@ -219,7 +225,7 @@ pub(crate) fn push_params(
                 mode,
                 ty,
                 default,
-                attributes,
+                attributes: with_own(attributes),
                 span,
             });
             break;

@@ -385,5 +385,9 @@ fn directives_and_multiline_strings() {
     assert!(!pp.text.contains("Bad") && pp.text.contains("Good"));
     let text = "S := '''\n{$IFDEF NEVER}Gone{$ENDIF}Kept\n";
     let (_, pp) = run_text(text, &options);
-    assert!(!pp.text.contains("Gone") && pp.text.contains("Kept"), "{}", pp.text);
+    assert!(
+        !pp.text.contains("Gone") && pp.text.contains("Kept"),
+        "{}",
+        pp.text
+    );
 }

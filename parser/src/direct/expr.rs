@@ -19,7 +19,7 @@ struct Operand {
 }
 
 /// Binding strength of the binary operator `c` (relational 0, additive 1, multiplicative 2).
-fn binary_precedence(c: u32) -> Option<u8> {
+pub(super) fn binary_precedence(c: u32) -> Option<u8> {
     match c {
         LT | EQ | GT | K_IN | K_IS => Some(0),
         PLUS | MINUS | K_OR | K_XOR => Some(1),

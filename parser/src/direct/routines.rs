@@ -3,6 +3,7 @@
 use super::routine_kind;
 use super::Direct;
 use crate::ast::*;
+use crate::span::Span;
 use crate::tokens::codes::*;
 use crate::tokens::CODE_WIDTH;
 use crate::tree::{compact, lowercase, normalize, push_params, strip_amp};
@@ -152,6 +153,12 @@ impl<'l, 'a> Direct<'l, 'a> {
         let names_start = self.at;
         self.ident_list()?;
         let names_end = self.at;
+        // `(COMMA ~ &LB ~ attributes ~ ident_list)*`: names with attributes of their own
+        let more = if self.peek() == COMMA && self.peek_at(1) == LB {
+            self.names_with_attributes()?
+        } else {
+            Vec::new()
+        };
         // as lowering reads it: the first mode keyword before the names, `const` with a `[ref]`
         // attribute is `constref`
         let mode = (start..names_start)
@@ -184,9 +191,40 @@ impl<'l, 'a> Direct<'l, 'a> {
             None
         };
         let span = self.span(start, self.at);
-        let names = self.list_names(names_start, names_end);
+        let names = self
+            .list_names(names_start, names_end)
+            .map(|(name, span)| (name, span, Vec::new()))
+            .chain(more);
         push_params(params, names, mode, ty, default, attributes, span);
         Some(())
+    }
+
+    /// `(COMMA ~ &LB ~ attributes ~ ident_list)*` after a group's first names: the names, the
+    /// first after each attribute list with those attributes.
+    fn names_with_attributes(&mut self) -> Option<Vec<(Text, Span, Vec<Attribute>)>> {
+        let mut names = Vec::new();
+        while self.peek() == COMMA && self.peek_at(1) == LB {
+            let before = self.at;
+            self.bump();
+            let own = match self.attributes() {
+                Some(own) => own,
+                None if self.gave_up => return None,
+                None => {
+                    self.at = before;
+                    break;
+                }
+            };
+            let start = self.at;
+            if self.ident_list().is_none() {
+                self.at = before;
+                break;
+            }
+            let mut own = Some(own);
+            for (name, span) in self.list_names(start, self.at) {
+                names.push((name, span, own.take().unwrap_or_default()));
+            }
+        }
+        Some(names)
     }
 
     /// The end of a heading: `(&(SEMI? ~ directive_start) ~ directives | SEMI)`, where

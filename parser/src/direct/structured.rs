@@ -336,7 +336,10 @@ impl<'l, 'a> Direct<'l, 'a> {
             let name = lowercase(self.token_text(spec_start));
             let next = self.peek();
             let mut arg = None;
-            if next != SEMI && !is_prop_spec_name(next) && !is_hint_name(next) {
+            if c == K_IMPLEMENTS {
+                arg = self.implemented_types()?;
+            }
+            if arg.is_none() && next != SEMI && !is_prop_spec_name(next) && !is_hint_name(next) {
                 // `prop_spec_arg`: expressions separated by `,`
                 let arg_start = self.at;
                 if self.expr().is_some() {
@@ -397,5 +400,35 @@ impl<'l, 'a> Direct<'l, 'a> {
             doc,
             span: self.span(start, self.at),
         })
+    }
+
+    /// `prop_spec_types ~ &(SEMI | prop_spec_name | hint_name | kw_end)` after `implements`:
+    /// the types' text, `Some(None)` when the grammar's alternative does not match here (the
+    /// position is then unchanged), `None` when the reader gives up.
+    fn implemented_types(&mut self) -> Option<Option<Text>> {
+        let start = self.at;
+        let mut end = start;
+        loop {
+            if self.peek() == K_SPECIALIZE {
+                return self.give_up();
+            }
+            if self.named_type().is_none() {
+                if self.gave_up {
+                    return None;
+                }
+                break;
+            }
+            end = self.at;
+            if !self.eat(COMMA) {
+                break;
+            }
+        }
+        self.at = end;
+        let c = self.peek();
+        if end == start || !(c == SEMI || c == K_END || is_prop_spec_name(c) || is_hint_name(c)) {
+            self.at = start;
+            return Some(None);
+        }
+        Some(Some(normalize(self.text(start, end))))
     }
 }

@@ -1,12 +1,19 @@
 //! Type references, generics and type declarations (enumerations, subranges, procedural
 //! types and what leads to structured types).
 
+use super::expr::binary_precedence;
 use super::one_token_text;
 use super::Direct;
 use crate::ast::*;
 use crate::tokens::codes::*;
 use crate::tokens::CODE_WIDTH;
 use crate::tree::{empty_routine, lowercase, normalize, strip_amp};
+
+/// `bound_more`: after a name, what makes it the start of a subrange's lower bound (`..` or an
+/// additive or multiplicative operator).
+fn is_bound_more(c: u32) -> bool {
+    c == C_DOTDOT || matches!(binary_precedence(c), Some(1 | 2))
+}
 
 impl<'l, 'a> Direct<'l, 'a> {
     // ------------------------------------------------------------ type references
@@ -15,9 +22,11 @@ impl<'l, 'a> Direct<'l, 'a> {
     /// pointers, sets and subranges.
     pub(super) fn type_ref(&mut self) -> Option<TypeRef> {
         let c = self.peek();
+        let next = self.peek_at(1);
         if is_name(c)
             && !matches!(c, K_BITPACKED | K_REFERENCE | K_SPECIALIZE)
-            && !matches!(self.peek_at(1), LT | DOT | LP | C_DOTDOT)
+            && !matches!(next, LT | DOT | LP)
+            && !is_bound_more(next)
         {
             return Some(self.short_type_ref());
         }
@@ -64,12 +73,14 @@ impl<'l, 'a> Direct<'l, 'a> {
                 TypeRefKind::Other
             }
             _ if is_name(c) => {
-                if !matches!(self.peek_at(1), LT | DOT | LP | C_DOTDOT) {
+                let next = self.peek_at(1);
+                if !matches!(next, LT | DOT | LP) && !is_bound_more(next) {
                     return Some(self.short_type_ref());
                 }
                 let kind = self.named_type()?;
-                if self.peek() == C_DOTDOT {
-                    // `Low..High`, `TEnum.A..TEnum.B`: a subrange, read again as one
+                if is_bound_more(self.peek()) {
+                    // `Low..High`, `TEnum.A..TEnum.B`, `SizeOf(A) + 1..8`: a subrange, read
+                    // again as one
                     return self.subrange(start, bounds);
                 }
                 kind

@@ -189,12 +189,26 @@ impl<'a> Lower<'a> {
         let (p_text, p_start) = (p.as_str(), p.as_span().start());
         let mut mode = ParamMode::Value;
         let mut attributes = Vec::new();
-        let mut names = 0..0;
+        let mut names = Vec::new();
         let mut ty = None;
         let mut default = None;
+        let mut own = Vec::new();
         for c in p.into_inner() {
             match c.as_rule() {
+                // the attributes of the name after them
+                Rule::attributes if !names.is_empty() => own = self.attributes(c),
                 Rule::attributes => attributes.extend(self.attributes(c)),
+                Rule::ident_list if !names.is_empty() => {
+                    let (start, end) = (c.as_span().start(), c.as_span().end());
+                    for (i, (name, span)) in self.names_at(start, end).enumerate() {
+                        let own = if i == 0 {
+                            std::mem::take(&mut own)
+                        } else {
+                            Vec::new()
+                        };
+                        names.push((name, span, own));
+                    }
+                }
                 Rule::ident_list => {
                     // the mode is the keyword before the names (attributes hold none)
                     let before = &p_text[..c.as_span().start() - p_start];
@@ -209,7 +223,11 @@ impl<'a> Lower<'a> {
                         Some(K_CONSTREF) => ParamMode::ConstRef,
                         _ => ParamMode::Value,
                     };
-                    names = c.as_span().start()..c.as_span().end();
+                    let (start, end) = (c.as_span().start(), c.as_span().end());
+                    names.extend(
+                        self.names_at(start, end)
+                            .map(|(name, span)| (name, span, Vec::new())),
+                    );
                 }
                 Rule::type_ref => ty = Some(self.type_ref(c)),
                 Rule::param_default => default = c.into_inner().next().map(|e| self.expr(e)),
@@ -223,7 +241,14 @@ impl<'a> Lower<'a> {
         {
             mode = ParamMode::ConstRef;
         }
-        let names = self.names_at(names.start, names.end);
-        push_params(params, names, mode, ty, default, attributes, span);
+        push_params(
+            params,
+            names.into_iter(),
+            mode,
+            ty,
+            default,
+            attributes,
+            span,
+        );
     }
 }

@@ -492,7 +492,7 @@ impl<'a> Lower<'a> {
                         span: self.span(&c),
                     });
                 }
-                Rule::prop_spec_arg => {
+                Rule::prop_spec_arg | Rule::prop_spec_types => {
                     if let Some(spec) = prop.specifiers.last_mut() {
                         spec.arg = Some(normalize(self.text(&c)));
                         spec.span = self.span_of(spec_start, c.as_span().end());

@@ -76,6 +76,7 @@ pub(crate) const K_FUNCTION: u32 = word("function");
 pub(crate) const K_GENERIC: u32 = word("generic");
 pub(crate) const K_HELPER: u32 = word("helper");
 pub(crate) const K_IMPLEMENTATION: u32 = word("implementation");
+pub(crate) const K_IMPLEMENTS: u32 = word("implements");
 pub(crate) const K_IN: u32 = word("in");
 pub(crate) const K_INHERITED: u32 = word("inherited");
 pub(crate) const K_INITIALIZATION: u32 = word("initialization");
