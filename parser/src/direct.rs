@@ -19,8 +19,8 @@
 //! types and their members ([`structured`]); this module holds the reader's cursor.
 //!
 //! Each reader names the grammar rule it follows; where the rule has a choice, it takes
-//! the branch the grammar would take or gives up. `parser/tests/direct_path.rs` and a property
-//! test over mutated fixtures check that both paths give the same tree.
+//! the branch the grammar would take or gives up. The crate documentation says how the two
+//! paths are kept equal.
 
 mod decls;
 mod expr;

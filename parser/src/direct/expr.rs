@@ -87,7 +87,12 @@ impl<'l, 'a> Direct<'l, 'a> {
                 break;
             };
             while let Some((next, _)) = self.binary_operator(simple).filter(|&(n, _)| n > prec) {
+                let before = self.at;
                 rhs = self.climb(rhs, next, simple)?;
+                if self.at == before {
+                    // that operator has no operand: the grammar's row ends before it
+                    break;
+                }
             }
             let (start, end) = (lhs.start, rhs.end);
             lhs = Operand {
