@@ -142,6 +142,7 @@ impl Tokens {
     }
 }
 
+/// The code of `word` (any case) as the lexer gives it; [`IDENT`] for any other word.
 pub(crate) fn word_code(word: &str) -> char {
     word_code_in(word.as_bytes(), 0, word.len())
 }

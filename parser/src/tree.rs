@@ -190,12 +190,10 @@ pub(crate) fn var_decls(
 }
 
 /// Adds one parameter per name of a group (`A, B: T`), sharing the group's mode, type, default
-/// and attributes: clones for all names but the last, which takes them. Each name comes with
-/// the attributes written before it after the first (`[Arg('a')] A, [Arg('b')] B: Integer`),
-/// which follow the group's on that parameter alone.
+/// and attributes: clones for all names but the last, which takes them.
 pub(crate) fn push_params(
     params: &mut Vec<Param>,
-    names: impl Iterator<Item = (Text, Span, Vec<Attribute>)>,
+    names: impl Iterator<Item = (Text, Span)>,
     mode: ParamMode,
     ty: Option<TypeRef>,
     default: Option<Expr>,
@@ -203,11 +201,7 @@ pub(crate) fn push_params(
     span: Span,
 ) {
     let mut names = names.peekable();
-    while let Some((name, name_span, own)) = names.next() {
-        let with_own = |mut group: Vec<Attribute>| {
-            group.extend(own);
-            group
-        };
+    while let Some((name, name_span)) = names.next() {
         if names.peek().is_some() {
             params.push(Param {
                 name,
@@ -215,7 +209,7 @@ pub(crate) fn push_params(
                 mode,
                 ty: ty.clone(),
                 default: default.clone(),
-                attributes: with_own(attributes.clone()),
+                attributes: attributes.clone(),
                 span,
             });
         } else {
@@ -225,10 +219,25 @@ pub(crate) fn push_params(
                 mode,
                 ty,
                 default,
-                attributes: with_own(attributes),
+                attributes,
                 span,
             });
             break;
+        }
+    }
+}
+
+/// Gives the parameters of one group (`group`, as [`push_params`] pushed them) the attributes
+/// written before some of their names after the first (`[Arg('a')] A, [Arg('b')] B: Integer`):
+/// `own` holds the index of each such name in the group and its attributes, which follow the
+/// group's on that parameter alone.
+pub(crate) fn add_own_attributes(
+    group: &mut [Param],
+    own: impl IntoIterator<Item = (usize, Vec<Attribute>)>,
+) {
+    for (index, attributes) in own {
+        if let Some(param) = group.get_mut(index) {
+            param.attributes.extend(attributes);
         }
     }
 }

@@ -6,7 +6,7 @@ use crate::ast::*;
 use crate::span::Span;
 use crate::tokens::codes::*;
 use crate::tokens::CODE_WIDTH;
-use crate::tree::{compact, lowercase, normalize, push_params, strip_amp};
+use crate::tree::{add_own_attributes, compact, lowercase, normalize, push_params, strip_amp};
 
 impl<'l, 'a> Direct<'l, 'a> {
     // ------------------------------------------------------------ routines
@@ -155,9 +155,9 @@ impl<'l, 'a> Direct<'l, 'a> {
         let names_end = self.at;
         // `(COMMA ~ &LB ~ attributes ~ ident_list)*`: names with attributes of their own
         let more = if self.peek() == COMMA && self.peek_at(1) == LB {
-            self.names_with_attributes()?
+            Some(self.names_with_attributes()?)
         } else {
-            Vec::new()
+            None
         };
         // as lowering reads it: the first mode keyword before the names, `const` with a `[ref]`
         // attribute is `constref`
@@ -191,18 +191,49 @@ impl<'l, 'a> Direct<'l, 'a> {
             None
         };
         let span = self.span(start, self.at);
-        let names = self
-            .list_names(names_start, names_end)
-            .map(|(name, span)| (name, span, Vec::new()))
-            .chain(more);
-        push_params(params, names, mode, ty, default, attributes, span);
+        let Some(more) = more else {
+            let names = self.list_names(names_start, names_end);
+            push_params(params, names, mode, ty, default, attributes, span);
+            return Some(());
+        };
+        let first = params.len();
+        let (names, own) = self.names_and_own_attributes((names_start, names_end), more);
+        push_params(
+            params,
+            names.into_iter(),
+            mode,
+            ty,
+            default,
+            attributes,
+            span,
+        );
+        add_own_attributes(&mut params[first..], own);
         Some(())
     }
 
-    /// `(COMMA ~ &LB ~ attributes ~ ident_list)*` after a group's first names: the names, the
-    /// first after each attribute list with those attributes.
-    fn names_with_attributes(&mut self) -> Option<Vec<(Text, Span, Vec<Attribute>)>> {
-        let mut names = Vec::new();
+    /// The names of a group's lists, and the attributes before each list after the first with
+    /// the index of the name they belong to.
+    #[cold]
+    #[allow(clippy::type_complexity)]
+    fn names_and_own_attributes(
+        &self,
+        (start, end): (usize, usize),
+        more: Vec<(Vec<Attribute>, usize, usize)>,
+    ) -> (Vec<(Text, Span)>, Vec<(usize, Vec<Attribute>)>) {
+        let mut names: Vec<(Text, Span)> = self.list_names(start, end).collect();
+        let mut own = Vec::new();
+        for (attributes, start, end) in more {
+            own.push((names.len(), attributes));
+            names.extend(self.list_names(start, end));
+        }
+        (names, own)
+    }
+
+    /// `(COMMA ~ &LB ~ attributes ~ ident_list)*` after a group's first names: each attribute
+    /// list and where the names after it start and end.
+    #[cold]
+    fn names_with_attributes(&mut self) -> Option<Vec<(Vec<Attribute>, usize, usize)>> {
+        let mut lists = Vec::new();
         while self.peek() == COMMA && self.peek_at(1) == LB {
             let before = self.at;
             self.bump();
@@ -219,12 +250,9 @@ impl<'l, 'a> Direct<'l, 'a> {
                 self.at = before;
                 break;
             }
-            let mut own = Some(own);
-            for (name, span) in self.list_names(start, self.at) {
-                names.push((name, span, own.take().unwrap_or_default()));
-            }
+            lists.push((own, start, self.at));
         }
-        Some(names)
+        Some(lists)
     }
 
     /// The end of a heading: `(&(SEMI? ~ directive_start) ~ directives | SEMI)`, where

@@ -6,7 +6,9 @@ use crate::grammar::Rule;
 use crate::span::Span;
 use crate::tokens::codes::*;
 use crate::tokens::CODE_WIDTH;
-use crate::tree::{compact, empty_routine, lowercase, normalize, push_params, strip_amp};
+use crate::tree::{
+    add_own_attributes, compact, empty_routine, lowercase, normalize, push_params, strip_amp,
+};
 
 /// The parameter modes, as the first mode keyword before a group's names.
 const PARAM_MODES: [u32; 4] = [K_CONST, K_VAR, K_OUT, K_CONSTREF];
@@ -189,25 +191,20 @@ impl<'a> Lower<'a> {
         let (p_text, p_start) = (p.as_str(), p.as_span().start());
         let mut mode = ParamMode::Value;
         let mut attributes = Vec::new();
+        // the names (every other token of each list), and after the first list the
+        // attributes written before a list with the index of its first name
         let mut names = Vec::new();
+        let mut own = Vec::new();
         let mut ty = None;
         let mut default = None;
-        let mut own = Vec::new();
         for c in p.into_inner() {
             match c.as_rule() {
-                // the attributes of the name after them
-                Rule::attributes if !names.is_empty() => own = self.attributes(c),
+                Rule::attributes if !names.is_empty() => {
+                    own.push((names.len(), self.attributes(c)))
+                }
                 Rule::attributes => attributes.extend(self.attributes(c)),
                 Rule::ident_list if !names.is_empty() => {
-                    let (start, end) = (c.as_span().start(), c.as_span().end());
-                    for (i, (name, span)) in self.names_at(start, end).enumerate() {
-                        let own = if i == 0 {
-                            std::mem::take(&mut own)
-                        } else {
-                            Vec::new()
-                        };
-                        names.push((name, span, own));
-                    }
+                    names.extend(self.names_at(c.as_span().start(), c.as_span().end()));
                 }
                 Rule::ident_list => {
                     // the mode is the keyword before the names (attributes hold none)
@@ -223,11 +220,7 @@ impl<'a> Lower<'a> {
                         Some(K_CONSTREF) => ParamMode::ConstRef,
                         _ => ParamMode::Value,
                     };
-                    let (start, end) = (c.as_span().start(), c.as_span().end());
-                    names.extend(
-                        self.names_at(start, end)
-                            .map(|(name, span)| (name, span, Vec::new())),
-                    );
+                    names.extend(self.names_at(c.as_span().start(), c.as_span().end()));
                 }
                 Rule::type_ref => ty = Some(self.type_ref(c)),
                 Rule::param_default => default = c.into_inner().next().map(|e| self.expr(e)),
@@ -241,6 +234,7 @@ impl<'a> Lower<'a> {
         {
             mode = ParamMode::ConstRef;
         }
+        let first = params.len();
         push_params(
             params,
             names.into_iter(),
@@ -250,5 +244,6 @@ impl<'a> Lower<'a> {
             attributes,
             span,
         );
+        add_own_attributes(&mut params[first..], own);
     }
 }
