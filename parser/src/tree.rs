@@ -189,17 +189,34 @@ pub(crate) fn var_decls(
     })
 }
 
+/// What the names of one parameter group (`const A, B: T = 0`) share.
+pub(crate) struct ParamGroup {
+    /// The passing mode.
+    pub mode: ParamMode,
+    /// The type, if written.
+    pub ty: Option<TypeRef>,
+    /// The default value, if written.
+    pub default: Option<Expr>,
+    /// The attributes before the group's names (every name has them).
+    pub attributes: Vec<Attribute>,
+    /// The group's extent.
+    pub span: Span,
+}
+
 /// Adds one parameter per name of a group (`A, B: T`), sharing the group's mode, type, default
 /// and attributes: clones for all names but the last, which takes them.
 pub(crate) fn push_params(
     params: &mut Vec<Param>,
     names: impl Iterator<Item = (Text, Span)>,
-    mode: ParamMode,
-    ty: Option<TypeRef>,
-    default: Option<Expr>,
-    attributes: Vec<Attribute>,
-    span: Span,
+    group: ParamGroup,
 ) {
+    let ParamGroup {
+        mode,
+        ty,
+        default,
+        attributes,
+        span,
+    } = group;
     let mut names = names.peekable();
     while let Some((name, name_span)) = names.next() {
         if names.peek().is_some() {
@@ -227,16 +244,19 @@ pub(crate) fn push_params(
     }
 }
 
-/// Gives the parameters of one group (`group`, as [`push_params`] pushed them) the attributes
-/// written before some of their names after the first (`[Arg('a')] A, [Arg('b')] B: Integer`):
-/// `own` holds the index of each such name in the group and its attributes, which follow the
-/// group's on that parameter alone.
-pub(crate) fn add_own_attributes(
-    group: &mut [Param],
-    own: impl IntoIterator<Item = (usize, Vec<Attribute>)>,
+/// [`push_params`] for a group with attributes before some of its names after the first
+/// (`[Arg('a')] A, [Arg('b')] B: Integer`): `own` holds the index of each such name in the
+/// group and its attributes, which follow the group's on that parameter alone.
+pub(crate) fn push_params_with_own(
+    params: &mut Vec<Param>,
+    names: Vec<(Text, Span)>,
+    own: Vec<(usize, Vec<Attribute>)>,
+    group: ParamGroup,
 ) {
+    let first = params.len();
+    push_params(params, names.into_iter(), group);
     for (index, attributes) in own {
-        if let Some(param) = group.get_mut(index) {
+        if let Some(param) = params.get_mut(first + index) {
             param.attributes.extend(attributes);
         }
     }

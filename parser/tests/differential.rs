@@ -16,10 +16,11 @@
 //! A failing input is printed whole; proptest keeps its seed in
 //! `differential.proptest-regressions` and a shrunk copy belongs in `regressions()` below.
 
-use delphi_mcp_parser::{parse_text, parse_text_grammar_only, ParseOptions, ParseResult, SourceDb};
 use proptest::prelude::*;
 use proptest::strategy::BoxedStrategy;
 use std::path::Path;
+
+mod support;
 
 /// Cases per property in `cargo test`; `PROPTEST_CASES` sets another number.
 const DEFAULT_CASES: u32 = 48;
@@ -38,36 +39,7 @@ fn config() -> ProptestConfig {
 
 /// Parses `text` both ways and fails with both trees when they differ.
 fn assert_same(text: &str) {
-    let show = |r: &ParseResult| format!("{:#?}", (&r.unit, &r.diagnostics));
-    let opts = ParseOptions::default();
-    let path = Path::new("Generated.pas");
-    let direct = show(&parse_text(&SourceDb::new(), path, text, &opts));
-    let grammar = show(&parse_text_grammar_only(
-        &SourceDb::new(),
-        path,
-        text,
-        &opts,
-    ));
-    if direct != grammar {
-        let line = direct
-            .lines()
-            .zip(grammar.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(0);
-        let around = |s: &str| {
-            s.lines()
-                .skip(line.saturating_sub(10))
-                .take(16)
-                .collect::<Vec<_>>()
-                .join("\n")
-        };
-        panic!(
-            "the direct path and the grammar disagree at line {line} of the tree\n\
-             --- input:\n{text}\n--- direct path:\n{}\n--- grammar:\n{}",
-            around(&direct),
-            around(&grammar)
-        );
-    }
+    support::assert_same(Path::new("Generated.pas"), text);
 }
 
 // ---------------------------------------------------------------- generators

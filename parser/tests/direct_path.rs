@@ -7,47 +7,10 @@
 #[allow(dead_code)]
 mod bench;
 
-use delphi_mcp_parser::{parse_text, parse_text_grammar_only, ParseOptions, ParseResult, SourceDb};
 use std::path::{Path, PathBuf};
 
-/// The tree and diagnostics of `text` parsed both ways, for comparison.
-fn both_ways(path: &Path, text: &str) -> (String, String) {
-    let show = |r: &ParseResult| format!("{:#?}", (&r.unit, &r.diagnostics));
-    let opts = ParseOptions::default();
-    let direct = show(&parse_text(&SourceDb::new(), path, text, &opts));
-    let grammar = show(&parse_text_grammar_only(
-        &SourceDb::new(),
-        path,
-        text,
-        &opts,
-    ));
-    (direct, grammar)
-}
-
-fn assert_same(path: &Path, text: &str) {
-    let (direct, grammar) = both_ways(path, text);
-    if direct != grammar {
-        let first = direct
-            .lines()
-            .zip(grammar.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(0);
-        let around = |s: &str| {
-            s.lines()
-                .skip(first.saturating_sub(12))
-                .take(20)
-                .collect::<Vec<_>>()
-                .join("\n")
-        };
-        panic!(
-            "{}: the direct path and the grammar disagree at line {first} of the tree\n\
-             --- direct path:\n{}\n--- grammar:\n{}",
-            path.display(),
-            around(&direct),
-            around(&grammar)
-        );
-    }
-}
+mod support;
+use support::assert_same;
 
 fn pascal_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {

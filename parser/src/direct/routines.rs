@@ -6,7 +6,9 @@ use crate::ast::*;
 use crate::span::Span;
 use crate::tokens::codes::*;
 use crate::tokens::CODE_WIDTH;
-use crate::tree::{add_own_attributes, compact, lowercase, normalize, push_params, strip_amp};
+use crate::tree::{
+    compact, lowercase, normalize, push_params, push_params_with_own, strip_amp, ParamGroup,
+};
 
 impl<'l, 'a> Direct<'l, 'a> {
     // ------------------------------------------------------------ routines
@@ -190,24 +192,20 @@ impl<'l, 'a> Direct<'l, 'a> {
         } else {
             None
         };
-        let span = self.span(start, self.at);
-        let Some(more) = more else {
-            let names = self.list_names(names_start, names_end);
-            push_params(params, names, mode, ty, default, attributes, span);
-            return Some(());
-        };
-        let first = params.len();
-        let (names, own) = self.names_and_own_attributes((names_start, names_end), more);
-        push_params(
-            params,
-            names.into_iter(),
+        let group = ParamGroup {
             mode,
             ty,
             default,
             attributes,
-            span,
-        );
-        add_own_attributes(&mut params[first..], own);
+            span: self.span(start, self.at),
+        };
+        let Some(more) = more else {
+            let names = self.list_names(names_start, names_end);
+            push_params(params, names, group);
+            return Some(());
+        };
+        let (names, own) = self.names_and_own_attributes((names_start, names_end), more);
+        push_params_with_own(params, names, own, group);
         Some(())
     }
 

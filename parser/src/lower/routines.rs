@@ -7,7 +7,7 @@ use crate::span::Span;
 use crate::tokens::codes::*;
 use crate::tokens::CODE_WIDTH;
 use crate::tree::{
-    add_own_attributes, compact, empty_routine, lowercase, normalize, push_params, strip_amp,
+    compact, empty_routine, lowercase, normalize, push_params_with_own, strip_amp, ParamGroup,
 };
 
 /// The parameter modes, as the first mode keyword before a group's names.
@@ -234,16 +234,13 @@ impl<'a> Lower<'a> {
         {
             mode = ParamMode::ConstRef;
         }
-        let first = params.len();
-        push_params(
-            params,
-            names.into_iter(),
+        let group = ParamGroup {
             mode,
             ty,
             default,
             attributes,
             span,
-        );
-        add_own_attributes(&mut params[first..], own);
+        };
+        push_params_with_own(params, names, own, group);
     }
 }

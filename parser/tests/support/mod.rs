@@ -1,8 +1,10 @@
 //! Helpers of the parser's integration tests: fixture paths, parsed fixture units and their trees
-//! as compact JSON. Each test binary uses part of them.
+//! as compact JSON, the comparison of the two paths. Each test binary uses part of them.
 #![allow(dead_code)]
 
-use delphi_mcp_parser::{parse_file, ParseOptions, SourceDb};
+use delphi_mcp_parser::{
+    parse_file, parse_text, parse_text_grammar_only, ParseOptions, ParseResult, SourceDb,
+};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -60,4 +62,42 @@ pub fn parse_fixture(name: &str) -> (SourceDb, delphi_mcp_parser::ast::Unit) {
     );
     let unit = result.unit.expect("a unit is produced");
     (db, unit)
+}
+
+/// Parses `text` (registered as `path`) with the direct path and with the grammar alone, and
+/// fails showing where the two trees (with their diagnostics) first differ.
+pub fn assert_same(path: &Path, text: &str) {
+    let show = |r: &ParseResult| format!("{:#?}", (&r.unit, &r.diagnostics));
+    let opts = ParseOptions::default();
+    let direct = show(&parse_text(&SourceDb::new(), path, text, &opts));
+    let grammar = show(&parse_text_grammar_only(
+        &SourceDb::new(),
+        path,
+        text,
+        &opts,
+    ));
+    if direct == grammar {
+        return;
+    }
+    let first = direct
+        .lines()
+        .zip(grammar.lines())
+        .position(|(a, b)| a != b)
+        .unwrap_or(0);
+    let around = |s: &str| {
+        s.lines()
+            .skip(first.saturating_sub(12))
+            .take(20)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    // short inputs (generated ones) are shown whole
+    let input = if text.len() < 4096 { text } else { "" };
+    panic!(
+        "{}: the direct path and the grammar disagree at line {first} of the tree\n{input}\n\
+         --- direct path:\n{}\n--- grammar:\n{}",
+        path.display(),
+        around(&direct),
+        around(&grammar)
+    );
 }
