@@ -205,6 +205,7 @@ pub(crate) struct ParamGroup {
 
 /// Adds one parameter per name of a group (`A, B: T`), sharing the group's mode, type, default
 /// and attributes: clones for all names but the last, which takes them.
+#[inline]
 pub(crate) fn push_params(
     params: &mut Vec<Param>,
     names: impl Iterator<Item = (Text, Span)>,
