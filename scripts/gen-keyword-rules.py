@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Rewrites the keyword section at the end of parser/src/delphi.pest from the word tables of
-parser/src/tokens.rs (RESERVED: code U+0200 + index, SOFT: code U+0280 + index).
+parser/src/tokens/keywords.rs (RESERVED: code U+0200 + index, SOFT: code U+0280 + index).
 
 Run it after changing either table; the test `grammar_codes_match_the_lexer` fails until the
 grammar and the lexer agree."""
@@ -8,7 +8,7 @@ import pathlib
 import re
 
 root = pathlib.Path(__file__).resolve().parent.parent
-tokens = (root / "parser/src/tokens.rs").read_text()
+tokens = (root / "parser/src/tokens/keywords.rs").read_text()
 grammar_path = root / "parser/src/delphi.pest"
 grammar = grammar_path.read_text()
 
@@ -20,9 +20,9 @@ def table(name):
 
 
 marker = "// ---------------------------------------------------------------- keywords\n"
-lines = [marker, "// Reserved words (tokens.rs RESERVED; code U+0200 + index).\n"]
+lines = [marker, "// Reserved words (keywords.rs RESERVED; code U+0200 + index).\n"]
 lines += [f'kw_{w} = _{{ "\\u{{{0x200 + i:04X}}}" }}\n' for i, w in enumerate(table("RESERVED"))]
-lines += ["\n", "// Soft keywords (tokens.rs SOFT; code U+0280 + index): identifiers where no rule wants them.\n"]
+lines += ["\n", "// Soft keywords (keywords.rs SOFT; code U+0280 + index): identifiers where no rule wants them.\n"]
 lines += [f'kw_{w} = _{{ "\\u{{{0x280 + i:04X}}}" }}\n' for i, w in enumerate(table("SOFT"))]
 grammar = grammar[: grammar.index(marker)] + "".join(lines)
 grammar_path.write_text(grammar)

@@ -151,7 +151,7 @@ fn attr_value(attrs: &str, name: &str) -> Option<Text> {
 /// collapsed.
 fn plain(xml: &str) -> Text {
     if !xml.contains(['<', '&']) {
-        return crate::lower::normalize(xml);
+        return crate::tree::normalize(xml);
     }
     let mut out = String::new();
     let mut rest = xml;
@@ -177,7 +177,7 @@ fn plain(xml: &str) -> Text {
         }
     }
     out.push_str(rest);
-    crate::lower::normalize(&decode_entities(&out))
+    crate::tree::normalize(&decode_entities(&out))
 }
 
 /// Decodes `&lt; &gt; &amp; &quot; &apos;` and numeric character references.

@@ -1,9 +1,14 @@
 //! A fast byte-level token scanner for the parts of a unit the grammar does not need to see.
 //!
-//! The driver in `parse.rs` uses it to look at the next keyword, to skip routine bodies,
+//! The driver ([`crate::parse`]) uses it to look at the next keyword, to skip routine bodies,
 //! `initialization` sections and `asm` blocks by their block structure, and to find where to
 //! resume after a syntax error. It knows comments and strings (including Delphi 12 multi-line
 //! strings), so an `end` inside either never counts.
+
+use crate::tokens::codes::{
+    code_of_word, is_local_section, is_nested_routine_kind, C_IDENT, K_ASM, K_BEGIN, K_CLASS,
+    K_FUNCTION, K_OPERATOR, K_PROCEDURE,
+};
 
 /// What kind of token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,16 +35,19 @@ pub(crate) struct Tok {
 
 impl Tok {
     /// The token's text.
+    #[inline]
     pub fn text<'t>(&self, text: &'t str) -> &'t str {
         text.get(self.start..self.end).unwrap_or("")
     }
 
     /// True when the token is the word `kw` (ASCII case-insensitive, not `&`-escaped).
+    #[inline]
     pub fn is(&self, text: &str, kw: &str) -> bool {
         self.kind == TokKind::Word && self.text(text).eq_ignore_ascii_case(kw)
     }
 
     /// True for the punctuation `p`.
+    #[inline]
     pub fn is_punct(&self, text: &str, p: &str) -> bool {
         self.kind == TokKind::Punct && self.text(text) == p
     }
@@ -196,8 +204,14 @@ fn token_mode(b: &[u8], i: usize, asm: bool) -> Tok {
             end: b.len(),
         };
     };
-    if is_ident_start(c) || (c == b'&' && b.get(i + 1).is_some_and(|&n| is_ident_start(n))) {
-        let mut j = i + 1;
+    // a name, `&`-escaped or not; `&&op_Equality` is the escaped name `&op_Equality`
+    let name_at = match c {
+        b'&' if b.get(i + 1) == Some(&b'&') => i + 2,
+        b'&' => i + 1,
+        _ => i,
+    };
+    if b.get(name_at).is_some_and(|&n| is_ident_start(n)) {
+        let mut j = name_at + 1;
         while j < b.len() && is_ident_char(b[j]) {
             j += 1;
         }
@@ -271,23 +285,22 @@ pub(crate) fn number_end(b: &[u8], i: usize) -> usize {
     j
 }
 
-/// End of the string starting with `'` at `i`: a quoted piece (ends at its line end when
-/// unterminated) or a Delphi 12 multi-line string.
+/// End of the string literal that starts with the quote at `i`: the one reading of string
+/// literals in this crate (the preprocessor, the token scanner and the lexer all call it, so they
+/// agree on where every string ends and what is code).
+///
+/// Delphi 12: an odd run of three or more quotes followed by nothing but blanks up to a line
+/// break opens a multi-line string, which a run of as many quotes closes, standing first on a
+/// later line after its indentation (a longer run closes it with its first quotes; a run after
+/// other text on a line is content). Anything else is an ordinary literal with `''` escapes
+/// (`''''` is one quote, `'''abc'` is `'abc`), which ends at its closing quote or, unterminated,
+/// at the end of its line, so a stray quote cannot swallow the rest of the file; a multi-line
+/// string without its closing line is read that way too.
 pub(crate) fn string_end(b: &[u8], i: usize) -> usize {
-    let mut run = i;
-    while run < b.len() && b[run] == b'\'' {
-        run += 1;
-    }
-    let quotes = run - i;
+    let quotes = quote_run(b, i);
     if quotes >= 3 && quotes % 2 == 1 {
-        let mut j = run;
-        while j < b.len() && (b[j] == b' ' || b[j] == b'\t') {
-            j += 1;
-        }
-        if j < b.len() && (b[j] == b'\n' || b[j] == b'\r') {
-            if let Some(end) = multiline_close(b, j, quotes) {
-                return end;
-            }
+        if let Some(end) = multiline_end(b, i + quotes, quotes) {
+            return end;
         }
     }
     let mut j = i + 1;
@@ -299,26 +312,35 @@ pub(crate) fn string_end(b: &[u8], i: usize) -> usize {
             _ => j += 1,
         }
     }
-    j
+    b.len()
 }
 
-/// Finds the closing quote run of a multi-line string whose opening line ends at `j`: the
-/// first run of at least as many quotes on a later line. It should start its line (after
-/// indentation); the compiler also accepts it after text, and so does the preprocessor.
-fn multiline_close(b: &[u8], j: usize, quotes: usize) -> Option<usize> {
-    let mut k = j;
-    while k < b.len() {
-        if b[k] == b'\'' {
-            let run = b[k..].iter().take_while(|&&c| c == b'\'').count();
-            if run >= quotes {
-                return Some(k + quotes);
-            }
-            k += run;
-        } else {
+/// The number of quotes from `i` on.
+fn quote_run(b: &[u8], i: usize) -> usize {
+    b.get(i..)
+        .map_or(0, |rest| rest.iter().take_while(|&&c| c == b'\'').count())
+}
+
+/// The end of a multi-line string whose opening run of `quotes` quotes ends at `j`: `None`
+/// when the run is not followed by a line break (after blanks) or no later line closes it.
+fn multiline_end(b: &[u8], mut j: usize, quotes: usize) -> Option<usize> {
+    while matches!(b.get(j), Some(b' ' | b'\t')) {
+        j += 1;
+    }
+    if !matches!(b.get(j), Some(b'\r' | b'\n')) {
+        return None;
+    }
+    // `j` is at a line break: look at the line after it
+    loop {
+        let mut k = j + 1;
+        while matches!(b.get(k), Some(b' ' | b'\t')) {
             k += 1;
         }
+        if quote_run(b, k) >= quotes {
+            return Some(k + quotes);
+        }
+        j = k + memchr::memchr2(b'\n', b'\r', b.get(k..)?)?;
     }
-    None
 }
 
 /// Skips an `asm` block whose `asm` keyword ends at `i`; returns the position after its `end`,
@@ -506,22 +528,8 @@ pub(crate) fn column_if_first(b: &[u8], pos: usize) -> Option<usize> {
     (s == 0 || matches!(b[s - 1], b'\n' | b'\r')).then_some(pos - s + 1)
 }
 
-fn is_word_in(t: &Tok, text: &str, list: &[&str]) -> bool {
-    t.kind == TokKind::Word && list.iter().any(|k| t.text(text).eq_ignore_ascii_case(k))
-}
-
 /// Why skipping a body failed: position and message.
 pub(crate) type SkipError = (usize, usize, String);
-
-/// Keywords that open a section of local declarations in a routine body.
-const LOCAL_SECTIONS: &[&str] = &[
-    "var",
-    "threadvar",
-    "const",
-    "resourcestring",
-    "type",
-    "label",
-];
 
 /// What a token starts in the part of a routine body before its block.
 pub(crate) enum BodyPart {
@@ -538,30 +546,26 @@ pub(crate) enum BodyPart {
 }
 
 pub(crate) fn body_part(text: &str, t: &Tok) -> BodyPart {
-    let b = text.as_bytes();
     match t.kind {
-        TokKind::Word if t.is(text, "begin") || t.is(text, "asm") => BodyPart::Block,
-        TokKind::Word if is_word_in(t, text, LOCAL_SECTIONS) => BodyPart::Section,
-        TokKind::Word
-            if is_word_in(
-                t,
-                text,
-                &[
-                    "procedure",
-                    "function",
-                    "constructor",
-                    "destructor",
-                    "operator",
-                ],
-            ) || (t.is(text, "class")
-                && is_word_in(
-                    &next_token(b, t.end),
-                    text,
-                    &["procedure", "function", "operator"],
-                )) =>
-        {
-            BodyPart::Routine
-        }
+        TokKind::Word => match code_of_word(t.text(text)) {
+            K_BEGIN | K_ASM => BodyPart::Block,
+            code if is_local_section(code) => BodyPart::Section,
+            code if is_nested_routine_kind(code) => BodyPart::Routine,
+            // `class function` and the like, not `class constructor`
+            K_CLASS => {
+                let next = next_token(text.as_bytes(), t.end);
+                let kind = match next.kind {
+                    TokKind::Word => code_of_word(next.text(text)),
+                    _ => C_IDENT,
+                };
+                if matches!(kind, K_PROCEDURE | K_FUNCTION | K_OPERATOR) {
+                    BodyPart::Routine
+                } else {
+                    BodyPart::Unexpected
+                }
+            }
+            _ => BodyPart::Unexpected,
+        },
         TokKind::Punct if t.is_punct(text, "[") => BodyPart::Attributes,
         _ => BodyPart::Unexpected,
     }
@@ -642,18 +646,12 @@ pub(crate) fn skip_local_section(text: &str, mut pos: usize) -> usize {
                 } else if w.eq_ignore_ascii_case("end") {
                     records = records.saturating_sub(1);
                 } else if records == 0 {
-                    let block = ["begin", "asm"].iter().chain(LOCAL_SECTIONS);
-                    if block.into_iter().any(|k| w.eq_ignore_ascii_case(k)) {
+                    let code = code_of_word(w);
+                    if matches!(code, K_BEGIN | K_ASM) || is_local_section(code) {
                         return t.start;
                     }
-                    let routine = [
-                        "procedure",
-                        "function",
-                        "constructor",
-                        "destructor",
-                        "class",
-                    ];
-                    if prev_semicolon && routine.iter().any(|k| w.eq_ignore_ascii_case(k)) {
+                    // `procedure` ... `class`
+                    if prev_semicolon && (K_PROCEDURE..=K_CLASS).contains(&code) {
                         return t.start;
                     }
                 }
@@ -706,14 +704,38 @@ mod tests {
         }
     }
 
+    /// Where each kind of literal ends, the cases the preprocessor and the token scanner once
+    /// read differently (each had its own copy) among them.
     #[test]
-    fn multiline_string_is_one_token() {
-        let src = "'''\n  end\n  '''";
-        let t = token_at(src.as_bytes(), 0);
-        assert_eq!(t.end, src.len());
-        let src = "'''abc' x";
-        assert_eq!(token_at(src.as_bytes(), 0).end, 7);
-        let src = "'''' x";
-        assert_eq!(token_at(src.as_bytes(), 0).end, 4);
+    fn string_ends() {
+        let cases: &[(&str, &str)] = &[
+            // ordinary literals, escaped quotes first
+            ("''''", " x"),
+            ("'''abc'", " x"),
+            ("''", ";"),
+            ("'a''b'", ";"),
+            ("'''x", "\n'''"),
+            ("'unterminated", "\nX := 1;"),
+            // multi-line strings
+            ("'''\n  end\n  '''", ";"),
+            ("''' \t\r\n  a\r\n  '''", ";"),
+            ("'''''\n  holds ''' inside\n  '''''", ";"),
+            // a run after text on a line is content: the string ends on the line of its own
+            ("'''\n  it''s ''' here\n  '''", "; x"),
+            // a longer run closes it with its first quotes
+            ("'''\n  a\n  '''", "';"),
+            // no closing line: an unterminated literal that ends with its line
+            ("'''", "\n  never closed\nX := 1;"),
+        ];
+        for (literal, after) in cases {
+            let text = format!("{literal}{after}");
+            assert_eq!(string_end(text.as_bytes(), 0), literal.len(), "{text:?}");
+            let t = token_at(text.as_bytes(), 0);
+            assert_eq!((t.kind, t.end), (TokKind::Str, literal.len()), "{text:?}");
+        }
+        // never past the end
+        for text in ["'", "'''", "'''\n", "'''\n'", "'''\n''"] {
+            assert!(string_end(text.as_bytes(), 0) <= text.len(), "{text:?}");
+        }
     }
 }

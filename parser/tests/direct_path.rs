@@ -1,50 +1,13 @@
-//! The direct path (declarations read without pest, `src/direct.rs`) must build the
+//! The direct path (declarations read without pest, `src/direct/`) must build the
 //! tree the grammar builds, with the same diagnostics: every fixture, the benchmark's synthetic
 //! unit and a unit of shapes at the edges of what the direct path reads are parsed both ways.
 //! (`tests/grammar_props.rs` does the same for random and mutated input.)
 
-use delphi_mcp_parser::{parse_text, parse_text_grammar_only, ParseOptions, ParseResult, SourceDb};
 use delphi_mcp_test_support::synthetic::synthetic_unit;
 use std::path::{Path, PathBuf};
 
-/// The tree and diagnostics of `text` parsed both ways, for comparison.
-fn both_ways(path: &Path, text: &str) -> (String, String) {
-    let show = |r: &ParseResult| format!("{:#?}", (&r.unit, &r.diagnostics));
-    let opts = ParseOptions::default();
-    let direct = show(&parse_text(&SourceDb::new(), path, text, &opts));
-    let grammar = show(&parse_text_grammar_only(
-        &SourceDb::new(),
-        path,
-        text,
-        &opts,
-    ));
-    (direct, grammar)
-}
-
-fn assert_same(path: &Path, text: &str) {
-    let (direct, grammar) = both_ways(path, text);
-    if direct != grammar {
-        let first = direct
-            .lines()
-            .zip(grammar.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(0);
-        let around = |s: &str| {
-            s.lines()
-                .skip(first.saturating_sub(12))
-                .take(20)
-                .collect::<Vec<_>>()
-                .join("\n")
-        };
-        panic!(
-            "{}: the direct path and the grammar disagree at line {first} of the tree\n\
-             --- direct path:\n{}\n--- grammar:\n{}",
-            path.display(),
-            around(&direct),
-            around(&grammar)
-        );
-    }
-}
+mod support;
+use support::assert_same;
 
 fn pascal_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {

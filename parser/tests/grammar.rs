@@ -6,62 +6,10 @@ use delphi_mcp_parser::ast::{
     TypeDef, TypeRefKind, UnitKind, Visibility,
 };
 use delphi_mcp_parser::{parse_file, parse_text, ConstEnv, ParseOptions, SourceDb};
-use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn fixture(dir: &str, name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(dir)
-        .join(name)
-}
-
-/// The syntax tree as JSON with every span written as `line:col-line:col` and empty fields
-/// left out, so snapshots stay readable.
-fn compact_tree(db: &SourceDb, unit: &delphi_mcp_parser::ast::Unit) -> Value {
-    fn walk(db: &SourceDb, v: Value) -> Option<Value> {
-        match v {
-            Value::Object(map) => {
-                if map.len() == 3 && map.contains_key("file") && map.contains_key("start") {
-                    let file = db.get(delphi_mcp_parser::FileId(map["file"].as_u64()? as u32));
-                    let s = file.line_col(map["start"].as_u64()? as u32);
-                    let e = file.line_col(map["end"].as_u64()? as u32);
-                    return Some(Value::String(format!(
-                        "{}:{}-{}:{}",
-                        s.line, s.column, e.line, e.column
-                    )));
-                }
-                let mut out = serde_json::Map::new();
-                for (k, v) in map {
-                    if let Some(v) = walk(db, v) {
-                        out.insert(k, v);
-                    }
-                }
-                Some(Value::Object(out))
-            }
-            Value::Array(items) if items.is_empty() => None,
-            Value::Array(items) => Some(Value::Array(
-                items.into_iter().filter_map(|i| walk(db, i)).collect(),
-            )),
-            Value::Null | Value::Bool(false) => None,
-            other => Some(other),
-        }
-    }
-    walk(db, serde_json::to_value(unit).expect("the tree serializes")).unwrap_or(Value::Null)
-}
-
-fn parse_fixture(name: &str) -> (SourceDb, delphi_mcp_parser::ast::Unit) {
-    let db = SourceDb::new();
-    let result = parse_file(&db, &fixture("units", name), &ParseOptions::default());
-    let rendered: Vec<String> = result.diagnostics.iter().map(|d| d.render(&db)).collect();
-    assert!(
-        !result.has_errors(),
-        "{name} should parse cleanly:\n{}",
-        rendered.join("\n")
-    );
-    let unit = result.unit.expect("a unit is produced");
-    (db, unit)
-}
+mod support;
+use support::{compact_tree, fixture, parse_fixture};
 
 macro_rules! tree_snapshot {
     ($test:ident, $file:literal) => {
@@ -82,6 +30,11 @@ tree_snapshot!(tree_attributes, "Attributes.pas");
 tree_snapshot!(tree_program, "Program.dpr");
 tree_snapshot!(tree_package, "Package.dpk");
 tree_snapshot!(tree_library, "Library.dpr");
+tree_snapshot!(tree_operator_names, "OperatorNames.pas");
+tree_snapshot!(tree_array_bounds, "ArrayBounds.pas");
+tree_snapshot!(tree_param_attributes, "ParamAttributes.pas");
+tree_snapshot!(tree_generic_implements, "GenericImplements.pas");
+tree_snapshot!(tree_conditional_arguments, "ConditionalArguments.pas");
 
 fn rendered_diagnostics(name: &str) -> String {
     let db = SourceDb::new();

@@ -1,9 +1,13 @@
 //! No input may panic or hang the parser: random bytes, random token soup and mutated
-//! fixture units. (No time budget is asserted; a hang would stall the test run.) Each input is
-//! also parsed with the grammar alone: the direct path (declarations read without pest) must
-//! give the same tree and the same diagnostics.
+//! fixture units. (No time budget is asserted; a hang would stall the test run.) Every result
+//! is checked for what holds of any parse (see `parse`): spans inside the text and nested as the
+//! tree nests, diagnostics in order, the same result twice and from the grammar alone.
+//! `PROPTEST_CASES=N` runs N cases per property instead of 256.
 
-use delphi_mcp_parser::{parse_text, parse_text_grammar_only, ParseOptions, SourceDb};
+use delphi_mcp_parser::ast::{Decl, Member, Routine, TypeDef, Unit};
+use delphi_mcp_parser::{
+    parse_text, parse_text_grammar_only, ParseOptions, ParseResult, SourceDb, Span,
+};
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -107,26 +111,187 @@ fn fixtures() -> Vec<String> {
     out
 }
 
+/// Parses `text` and checks what holds of every parse, whatever the input:
+/// - a unit is produced (inputs here are far below the nesting the parser refuses);
+/// - every span of the tree and of the diagnostics lies inside the file's text, on character
+///   boundaries, and every diagnostic renders;
+/// - the diagnostics are in source order;
+/// - the sections follow each other, each declaration lies inside its section after the one
+///   before it, a routine's parameters lie inside its heading, its body after the heading and
+///   its nested routines inside the body, a structured type's members inside the type;
+/// - a second parse gives the same result (for inputs under 64 KiB), and so does the grammar
+///   alone (the direct path that reads declarations without pest must build the grammar's tree
+///   and diagnostics).
 fn parse(text: &str) {
     let db = SourceDb::new();
     let path = Path::new("Fuzz.pas");
-    let result = parse_text(&db, path, text, &ParseOptions::default());
-    // every diagnostic must render (spans inside the text)
+    let opts = ParseOptions::default();
+    let result = parse_text(&db, path, text, &opts);
+    let unit = result.unit.as_ref().expect("a unit is produced");
+    let file = db.get(delphi_mcp_parser::FileId(0));
+    let in_text = |s: Span, what: &str| {
+        assert!(
+            s.file.0 == 0
+                && s.start <= s.end
+                && file.text.is_char_boundary(s.start as usize)
+                && file.text.is_char_boundary(s.end as usize),
+            "{what} span {s:?} is outside the text or splits a character:\n{text}"
+        );
+    };
     for d in &result.diagnostics {
         let _ = d.render(&db);
+        d.span.into_iter().for_each(|s| in_text(s, "diagnostic"));
     }
-    assert!(result.unit.is_some() || result.has_errors());
-    let grammar = parse_text_grammar_only(&db, path, text, &ParseOptions::default());
-    let same_file = |r: &delphi_mcp_parser::ParseResult| format!("{:?}", (&r.unit, &r.diagnostics));
+    for s in spans(unit) {
+        in_text(s, "tree");
+    }
+    let order: Vec<_> = result
+        .diagnostics
+        .iter()
+        .map(|d| d.span.map(|s| s.start))
+        .collect();
+    assert!(order.is_sorted(), "diagnostics out of order: {order:?}");
+    check_nesting(unit, text);
+    let show = |r: &ParseResult| format!("{:?}", (&r.unit, &r.diagnostics));
+    // (not for the long inputs of the nesting tests, each parse of which takes long in a debug
+    // build)
+    if text.len() < 1 << 16 {
+        let again = parse_text(&SourceDb::new(), path, text, &opts);
+        assert_eq!(show(&result), show(&again), "two parses differ on:\n{text}");
+    }
+    let grammar = parse_text_grammar_only(&SourceDb::new(), path, text, &opts);
     assert_eq!(
-        same_file(&result).replace("FileId(0)", "FileId(1)"),
-        same_file(&grammar),
+        show(&result),
+        show(&grammar),
         "the direct path and the grammar disagree on:\n{text}"
     );
 }
 
+/// Every span in the tree (any object with a file, a start and an end).
+fn spans(unit: &Unit) -> Vec<Span> {
+    fn walk(v: &serde_json::Value, out: &mut Vec<Span>) {
+        match v {
+            serde_json::Value::Object(map) => {
+                if let (Some(file), Some(start), Some(end)) = (
+                    map.get("file").and_then(|x| x.as_u64()),
+                    map.get("start").and_then(|x| x.as_u64()),
+                    map.get("end").and_then(|x| x.as_u64()),
+                ) {
+                    out.push(Span {
+                        file: delphi_mcp_parser::FileId(file as u32),
+                        start: start as u32,
+                        end: end as u32,
+                    });
+                }
+                map.values().for_each(|x| walk(x, out));
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(
+        &serde_json::to_value(unit).expect("the tree serializes"),
+        &mut out,
+    );
+    out
+}
+
+fn inside(inner: Span, outer: Span) -> bool {
+    outer.start <= inner.start && inner.end <= outer.end
+}
+
+fn check_nesting(unit: &Unit, text: &str) {
+    for pair in unit.sections.windows(2) {
+        assert!(
+            pair[0].span.end <= pair[1].span.start,
+            "sections overlap: {:?}, {:?}\n{text}",
+            pair[0].span,
+            pair[1].span
+        );
+    }
+    for section in &unit.sections {
+        let mut previous = section.span.start;
+        for decl in &section.decls {
+            let span = decl_span(decl);
+            assert!(
+                inside(span, section.span) && previous <= span.start,
+                "declaration {span:?} out of order or outside its section {:?}\n{text}",
+                section.span
+            );
+            previous = span.start;
+            match decl {
+                Decl::Routine(r) => check_routine(r, text),
+                Decl::Type(types) => {
+                    for t in &types.items {
+                        assert!(inside(t.span, span), "type {} outside its section", t.name);
+                        if let TypeDef::Structured(st) = &t.def {
+                            for m in st.members() {
+                                let member = match m {
+                                    Member::Method(r) => r.span,
+                                    Member::Property(p) => p.span,
+                                    Member::Field { field, .. } => field.span,
+                                    Member::Const(c) => c.span,
+                                    Member::Type(t) => t.span,
+                                    Member::Variant { span } => *span,
+                                };
+                                assert!(
+                                    inside(member, t.span),
+                                    "a member of {} lies outside it: {member:?} in {:?}\n{text}",
+                                    t.name,
+                                    t.span
+                                );
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+fn check_routine(r: &Routine, text: &str) {
+    for p in &r.params {
+        assert!(
+            inside(p.span, r.span),
+            "parameter {} outside the heading of {}\n{text}",
+            p.name,
+            r.name
+        );
+    }
+    if let Some(body) = r.body_span {
+        assert!(
+            r.span.end <= body.start,
+            "the body of {} overlaps its heading",
+            r.name
+        );
+        for nested in &r.nested {
+            assert!(
+                inside(nested.span, body),
+                "{} is outside the body of {}\n{text}",
+                nested.name,
+                r.name
+            );
+            check_routine(nested, text);
+        }
+    }
+}
+
+fn decl_span(decl: &Decl) -> Span {
+    match decl {
+        Decl::Const(c) => c.span,
+        Decl::Type(t) => t.span,
+        Decl::Var(v) => v.span,
+        Decl::Routine(r) => r.span,
+        Decl::Other(o) => o.span,
+    }
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(256),
+    ))]
 
     #[test]
     fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..2000)) {

@@ -372,3 +372,22 @@ fn empty_and_directive_only_inputs() {
     let (_, pp) = run_text("{$DEFINE A}", &ParseOptions::default());
     assert_eq!(pp.text, " ".repeat(11));
 }
+
+/// The preprocessor reads string literals as the lexer does: a `'''` after text on a line is
+/// content of a multi-line string (a directive after it is text), and an opener without a
+/// closing line ends with its line (directives after it count).
+#[test]
+fn directives_and_multiline_strings() {
+    let options = ParseOptions::default();
+    let text = "const S = '''\n  a ''' {$DEFINE X}\n  ''';\n{$IFDEF X}Bad{$ENDIF}Good\n";
+    let (_, pp) = run_text(text, &options);
+    assert!(pp.text.contains("a ''' {$DEFINE X}"), "{}", pp.text);
+    assert!(!pp.text.contains("Bad") && pp.text.contains("Good"));
+    let text = "S := '''\n{$IFDEF NEVER}Gone{$ENDIF}Kept\n";
+    let (_, pp) = run_text(text, &options);
+    assert!(
+        !pp.text.contains("Gone") && pp.text.contains("Kept"),
+        "{}",
+        pp.text
+    );
+}

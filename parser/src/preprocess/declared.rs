@@ -22,9 +22,7 @@
 //! constant pay for it, and each byte of output is scanned at most once.
 
 use super::expr::Value;
-use super::lexer::{
-    brace_end, is_ident_byte, is_ident_start, line_end, paren_star_end, skip_string,
-};
+use super::lexer::{brace_end, is_ident_byte, is_ident_start, line_end, paren_star_end};
 use std::collections::HashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,7 +142,7 @@ impl DeclScan {
                     let mut text = String::new();
                     while i < n && (out[i] == b'\'' || out[i] == b'#') {
                         if out[i] == b'\'' {
-                            let end = skip_string(out, i);
+                            let end = crate::scan::string_end(out, i);
                             if keep && end > i + 1 && out[end - 1] == b'\'' {
                                 text.push_str(
                                     &String::from_utf8_lossy(&out[i + 1..end - 1])

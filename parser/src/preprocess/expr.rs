@@ -196,7 +196,7 @@ fn tokenize(s: &str) -> Result<Vec<Tok<'_>>, String> {
             let mut text = String::new();
             while i < b.len() && (b[i] == b'\'' || b[i] == b'#') {
                 if b[i] == b'\'' {
-                    let end = super::lexer::skip_string(b, i);
+                    let end = crate::scan::string_end(b, i);
                     if end <= i + 1 || b[end - 1] != b'\'' {
                         return Err("unterminated string".into());
                     }

@@ -3,7 +3,9 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::span::{Listed, SourceDb};
+use super::{Cursor, Pp, MAX_INCLUDE_DEPTH, MAX_INCLUDE_EXPANSIONS};
+use crate::diagnostic::Diagnostic;
+use crate::span::{Listed, SourceDb, Span};
 
 /// The file name of an include directive's argument: a quoted name (`'a b.inc'`) or the text
 /// up to the first blank.
@@ -154,4 +156,135 @@ fn find_in(db: &SourceDb, dir: &Path, relative: &Path) -> Option<PathBuf> {
         }
     }
     current.is_file().then_some(current)
+}
+
+impl Pp<'_> {
+    /// Splices the include file named by `argument`; false when it was not spliced.
+    pub(super) fn include(
+        &mut self,
+        cursor: &mut Cursor,
+        depth: usize,
+        span: Span,
+        argument: &str,
+    ) -> bool {
+        let name = file_name(argument);
+        if name.is_empty() || name.starts_with('%') {
+            return false;
+        }
+        let including = self.db.get(cursor.file).path.clone();
+        let main = self.db.get(self.main).path.clone();
+        let mut key = format!(
+            "{}|{}|{}",
+            folder_key(&including),
+            folder_key(&main),
+            name.to_ascii_lowercase()
+        );
+        for dir in &self.options.include_dirs {
+            key.push('|');
+            key.push_str(&dir.to_string_lossy());
+        }
+        let search = Search {
+            including: &including,
+            main: &main,
+            include_dirs: &self.options.include_dirs,
+            db: self.db,
+        };
+        let found = self.db.memo_path(&key, || resolve(&search, name));
+        let Some(path) = found else {
+            self.diagnostics.push(
+                Diagnostic::warning(format!("include file `{name}` not found"), Some(span))
+                    .with_help(
+                        "searched next to the including file and the unit, in the include \
+                         folders (-I) and in nearby folders; the directive is skipped",
+                    ),
+            );
+            return false;
+        };
+        if self.include_stack.contains(&path) {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    format!("include cycle: `{name}` is already being included"),
+                    Some(span),
+                )
+                .with_help("remove the `{$I}` that closes the cycle or guard it with `{$IFNDEF}`"),
+            );
+            return false;
+        }
+        if depth + 1 > MAX_INCLUDE_DEPTH {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    format!("includes nested deeper than {MAX_INCLUDE_DEPTH} levels at `{name}`"),
+                    Some(span),
+                )
+                .with_help("an include file probably includes itself through a chain"),
+            );
+            return false;
+        }
+        if self.expansions >= MAX_INCLUDE_EXPANSIONS {
+            // Reported once; the includes after it are skipped silently.
+            if self.expansions > MAX_INCLUDE_EXPANSIONS {
+                return false;
+            }
+            self.expansions += 1;
+            self.diagnostics.push(
+                Diagnostic::error(
+                    format!("more than {MAX_INCLUDE_EXPANSIONS} include expansions at `{name}`"),
+                    Some(span),
+                )
+                .with_help("include files that include each other several times multiply"),
+            );
+            return false;
+        }
+        self.expansions += 1;
+        let codepage = self.options.codepage;
+        let loaded = self
+            .db
+            .load_once(&path, || crate::source::read(&path, codepage));
+        let included = match loaded {
+            Ok(id) => id,
+            Err(err) => {
+                self.diagnostics.push(Diagnostic::warning(
+                    format!("include file `{name}` cannot be read: {err}"),
+                    Some(span),
+                ));
+                return false;
+            }
+        };
+        // End the including file's segment before the directive, splice, start a new one.
+        self.close_segment(cursor);
+        if self.include_stack.is_empty() {
+            // The main file's own path, for cycles back to it.
+            let main = self.db.get(cursor.file).path.clone();
+            self.include_stack
+                .push(std::fs::canonicalize(&main).unwrap_or(main));
+        }
+        self.include_stack.push(path);
+        self.run_file(included, depth + 1);
+        self.include_stack.pop();
+        cursor.seg_out = self.out.len();
+        cursor.seg_file = span.end as usize;
+        true
+    }
+}
+
+/// The folder of `file` as a memo key part.
+pub(super) fn folder_key(file: &std::path::Path) -> String {
+    file.parent()
+        .map(|dir| dir.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// FPC's `{$I %NAME%}` inserts a string: a quoted literal of at most `room` bytes standing for
+/// it (the name itself, since the value depends on the build machine).
+pub(super) fn fpc_insert_literal(argument: &str, room: usize) -> Option<String> {
+    let inner = argument.strip_prefix('%')?.strip_suffix('%')?;
+    if inner.is_empty()
+        || !inner
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'_')
+    {
+        return None;
+    }
+    let literal = format!("'{inner}'");
+    (literal.len() <= room).then_some(literal)
 }

@@ -1,59 +1,8 @@
-//! Lexical skipping shared by the preprocessor scans: strings, comments, directive ends.
+//! Lexical skipping shared by the preprocessor scans: comments and directive ends (strings are
+//! read by [`crate::scan::string_end`], as everywhere in the crate).
 //!
 //! Every function takes the bytes of a file and a start index and returns the index just past
 //! the construct, never beyond `b.len()`, so no input can make a scan loop or panic.
-
-/// Length of the run of `'` starting at `i`.
-fn quote_run(b: &[u8], i: usize) -> usize {
-    b[i..].iter().take_while(|&&c| c == b'\'').count()
-}
-
-/// Skips a string literal starting at the quote `b[i]`.
-///
-/// An odd run of three or more quotes followed (after optional blanks) by a line break opens a
-/// Delphi 12 multi-line string, closed by a run of at least as many quotes. Anything else is
-/// an ordinary string with `''` escapes, which ends at its closing quote or, unterminated, at
-/// the end of the line (so a stray quote cannot swallow the rest of the file).
-pub(crate) fn skip_string(b: &[u8], i: usize) -> usize {
-    let n = b.len();
-    let run = quote_run(b, i);
-    if run >= 3 && run % 2 == 1 {
-        let mut j = i + run;
-        while j < n && (b[j] == b' ' || b[j] == b'\t') {
-            j += 1;
-        }
-        if j < n && (b[j] == b'\r' || b[j] == b'\n') {
-            let mut k = j;
-            while k < n {
-                if b[k] == b'\'' {
-                    let closing = quote_run(b, k);
-                    if closing >= run {
-                        return k + closing;
-                    }
-                    k += closing;
-                } else {
-                    k += 1;
-                }
-            }
-            return n;
-        }
-    }
-    let mut j = i + 1;
-    while j < n {
-        match b[j] {
-            b'\'' => {
-                if b.get(j + 1) == Some(&b'\'') {
-                    j += 2;
-                } else {
-                    return j + 1;
-                }
-            }
-            b'\r' | b'\n' => return j,
-            _ => j += 1,
-        }
-    }
-    n
-}
 
 /// Index of the line break ending the line that contains `i` (or the end of the text).
 pub(crate) fn line_end(b: &[u8], i: usize) -> usize {
