@@ -378,9 +378,35 @@ pub(crate) enum StmtEnd {
 /// Skips statements from `i` until an `end` or `finalization` that closes nothing opened
 /// here (begin/case/try/asm/record are counted; `case` inside a `record` shares its `end`).
 /// With `open_blocks = 1` this skips the rest of a `begin` block and returns its `end`.
-pub(crate) fn skip_statements(text: &str, mut i: usize, open_blocks: usize) -> StmtEnd {
+pub(crate) fn skip_statements(text: &str, i: usize, open_blocks: usize) -> StmtEnd {
+    skip_statements_noting::<false>(text, i, open_blocks, None)
+}
+
+/// Where the `begin` blocks met by a scan end: the start of each `begin` → its closing `end`, or
+/// `None` when the block runs to the end of the text. A scan that fails is run once more noting
+/// this, so that the `begin`s inside the failed block are answered from it rather than each
+/// scanned to the end of the text again (many unclosed `begin`s were quadratic).
+pub(crate) type BlockEnds = std::collections::HashMap<usize, Option<Tok>>;
+
+/// Position of an opener that is not a `begin` in the stack of [`skip_statements_noting`].
+const NOT_BEGIN: usize = usize::MAX;
+
+/// [`skip_statements`]; with `NOTE`, also fills `ends` (a separate instance, so that the common
+/// scan pays nothing for it).
+fn skip_statements_noting<const NOTE: bool>(
+    text: &str,
+    mut i: usize,
+    open_blocks: usize,
+    mut ends: Option<&mut BlockEnds>,
+) -> StmtEnd {
     let b = text.as_bytes();
     let mut stack: Vec<Opener> = vec![Opener::Block; open_blocks];
+    // With NOTE: where each opener of `stack` starts (NOT_BEGIN for all but `begin`).
+    let mut opened: Vec<usize> = if NOTE {
+        vec![NOT_BEGIN; open_blocks]
+    } else {
+        Vec::new()
+    };
     let mut after_dot = false;
     loop {
         // A plain ASCII name that cannot be a block keyword is passed over here, without the
@@ -432,7 +458,14 @@ pub(crate) fn skip_statements(text: &str, mut i: usize, open_blocks: usize) -> S
         let t = token_at(b, i);
         i = t.end.max(i + 1);
         match t.kind {
-            TokKind::Eof => return StmtEnd::Eof,
+            TokKind::Eof => {
+                if let (true, Some(ends)) = (NOTE, ends.as_deref_mut()) {
+                    for &at in opened.iter().filter(|&&at| at != NOT_BEGIN) {
+                        ends.insert(at, None);
+                    }
+                }
+                return StmtEnd::Eof;
+            }
             // Only words of these lengths open or close blocks: most names are passed over
             // without a comparison.
             TokKind::Word
@@ -443,17 +476,33 @@ pub(crate) fn skip_statements(text: &str, mut i: usize, open_blocks: usize) -> S
                     if stack.pop().is_none() {
                         return StmtEnd::Stop(t);
                     }
+                    if let (true, Some(at), Some(ends)) = (NOTE, opened.pop(), ends.as_deref_mut())
+                    {
+                        if at != NOT_BEGIN {
+                            ends.insert(at, Some(t));
+                        }
+                    }
                     if stack.is_empty() && open_blocks > 0 {
                         return StmtEnd::Stop(t);
                     }
                 } else if w.eq_ignore_ascii_case("begin") || w.eq_ignore_ascii_case("try") {
                     stack.push(Opener::Block);
+                    if NOTE {
+                        let begin = t.end - t.start == 5;
+                        opened.push(if begin { t.start } else { NOT_BEGIN });
+                    }
                 } else if w.eq_ignore_ascii_case("case") {
                     if stack.last() != Some(&Opener::Record) {
                         stack.push(Opener::Block);
+                        if NOTE {
+                            opened.push(NOT_BEGIN);
+                        }
                     }
                 } else if w.eq_ignore_ascii_case("record") {
                     stack.push(Opener::Record);
+                    if NOTE {
+                        opened.push(NOT_BEGIN);
+                    }
                 } else if w.eq_ignore_ascii_case("asm") {
                     match skip_asm(text, t.end) {
                         Some(end) => i = end,
@@ -592,14 +641,42 @@ pub(crate) fn unexpected_in_body(text: &str, t: &Tok) -> SkipError {
 
 /// Skips the `begin ... end` or `asm ... end` block at `t` and the `;` after it.
 pub(crate) fn skip_block(text: &str, t: &Tok) -> Result<usize, SkipError> {
-    let b = text.as_bytes();
+    skip_block_noting(text, t, None)
+}
+
+/// [`skip_block`], answering from `ends` when an earlier failed scan passed over this `begin`,
+/// and noting in it where the `begin`s of a block that fails end.
+pub(crate) fn skip_block_noting(
+    text: &str,
+    t: &Tok,
+    mut ends: Option<&mut BlockEnds>,
+) -> Result<usize, SkipError> {
     if t.is(text, "asm") {
         return match skip_asm(text, t.end) {
             Some(end) => Ok(after_semicolon(text, end)),
             None => Err((t.start, t.end, "this `asm` has no matching `end`".into())),
         };
     }
-    match skip_statements(text, t.end, 1) {
+    let known = ends
+        .as_deref()
+        .filter(|ends| !ends.is_empty())
+        .and_then(|ends| ends.get(&t.start).copied());
+    let outcome = match known {
+        Some(Some(end)) => StmtEnd::Stop(end),
+        Some(None) => StmtEnd::Eof,
+        None => skip_statements(text, t.end, 1),
+    };
+    let result = block_outcome(text, t, outcome);
+    if let (Err(_), None, Some(ends)) = (&result, known, ends.as_deref_mut()) {
+        // From the `begin` itself, so that it is noted with the blocks inside it.
+        skip_statements_noting::<true>(text, t.start, 0, Some(ends));
+    }
+    result
+}
+
+fn block_outcome(text: &str, t: &Tok, outcome: StmtEnd) -> Result<usize, SkipError> {
+    let b = text.as_bytes();
+    match outcome {
         // the block swallowed the unit's final `end.`: an `end` is missing inside
         StmtEnd::Stop(end) if next_token(b, end.end).is_punct(text, ".") => Err((
             t.start,
@@ -692,6 +769,38 @@ mod tests {
             let word = u64::from_le_bytes([c; 8]);
             let expected = if is_ident_char(c) { BYTE_HIGH_BITS } else { 0 };
             assert_eq!(name_bytes(word), expected, "byte {c:#x}");
+        }
+    }
+
+    #[test]
+    fn noted_block_ends_answer_as_a_fresh_scan_would() {
+        // After one failed scan, every `begin` inside is answered from the notes; each answer
+        // must be the one a scan from that `begin` gives.
+        for src in [
+            "begin begin begin x end; begin try y finally end; end",
+            "begin begin end; case x of 1: begin end; end; begin record a: Integer; end end. ",
+            "begin asm mov eax, 1 end; begin begin end end end.",
+            "begin begin begin begin",
+        ] {
+            let b = src.as_bytes();
+            let first = token_at(b, 0);
+            let mut ends = BlockEnds::new();
+            assert!(
+                skip_block_noting(src, &first, Some(&mut ends)).is_err(),
+                "{src}"
+            );
+            let mut at = 0;
+            while let Some(found) = src[at..].find("begin") {
+                let t = token_at(b, at + found);
+                assert!(
+                    ends.contains_key(&t.start),
+                    "{src}: begin at {} not noted",
+                    t.start
+                );
+                let noted = skip_block_noting(src, &t, Some(&mut ends));
+                assert_eq!(noted, skip_block(src, &t), "{src}: begin at {}", t.start);
+                at = t.end;
+            }
         }
     }
 

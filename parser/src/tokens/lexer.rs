@@ -162,6 +162,8 @@ pub(crate) fn lex(text: &str) -> Tokens {
         documented: Vec::new(),
     };
     let (begin, asm) = (word_code("begin"), word_code("asm"));
+    // Where the `begin`s inside a block that has no `end` end (filled only after a failure).
+    let mut block_ends = scan::BlockEnds::new();
     let push = |toks: &mut Tokens, code: char, start: usize, end: usize| {
         toks.code.extend_from_slice(&utf8(code));
         toks.spans.push([start as u32, end as u32]);
@@ -232,7 +234,8 @@ pub(crate) fn lex(text: &str) -> Tokens {
                 // reads: one BLOCK token stands for the whole block (and its `;`), and the
                 // driver takes the block's end from it instead of scanning the block again.
                 if code == begin || code == asm {
-                    if let Ok(block_end) = scan::skip_block(text, &t) {
+                    if let Ok(block_end) = scan::skip_block_noting(text, &t, Some(&mut block_ends))
+                    {
                         push(&mut toks, BLOCK, start, block_end);
                         pos = block_end;
                         continue;
