@@ -209,6 +209,13 @@ fn rust_types(ty: &ValueType) -> Option<(TokenStream, TokenStream)> {
         | ValueType::Char { .. }
         | ValueType::DateTime { .. }
         | ValueType::Enum { .. } => Some((quote!(&str), quote!(::std::string::String))),
+        // Composite values (ABI 2) as JSON: the manifest's schema says their shape, and the
+        // runtime validates them as it does a client's.
+        ValueType::Record { .. }
+        | ValueType::Array { .. }
+        | ValueType::Set { .. }
+        | ValueType::Bytes
+        | ValueType::Strings => same(quote!(::delphi_mcp_runtime::bind::__private::Value)),
     }
 }
 
@@ -270,6 +277,10 @@ fn method(tool: &ToolEntry, method_name: &str) -> Result<TokenStream, syn::Error
         }
     }
     let result_ty = match &tool.delphi.result {
+        // With `var`/`out` parameters the result is the whole object: `result` and each of them.
+        _ if !tool.delphi.outputs.is_empty() => {
+            quote!(::delphi_mcp_runtime::bind::__private::Value)
+        }
         None => quote!(()),
         Some(ty) => {
             rust_types(ty)

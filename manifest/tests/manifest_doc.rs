@@ -117,6 +117,7 @@ fn the_documented_schema_covers_every_field() {
                 },
                 params: types.into_iter().map(|t| param("P", t)).collect(),
                 result: Some(ValueType::Boolean),
+                outputs: Vec::new(),
                 source: SourceLocation {
                     file: "U.pas".into(),
                     line: 1,

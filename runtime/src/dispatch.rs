@@ -166,8 +166,7 @@ impl Dispatch for LibraryDispatch {
             };
             Ok(
                 match call_tool(self.host.as_ref(), index, tool, raw_arguments, &control).await {
-                    Ok(Some(value)) => ToolOutcome::success(json!({ "result": value })),
-                    Ok(None) => ToolOutcome::success(json!({"success": true})),
+                    Ok(structured) => ToolOutcome::success(Value::Object(structured)),
                     Err(error) => ToolOutcome::error(error.to_string()),
                 },
             )

@@ -23,6 +23,7 @@
 #![warn(missing_docs)]
 
 pub mod bind;
+pub mod block;
 pub mod call;
 pub mod compose;
 pub mod datetime;
@@ -37,6 +38,7 @@ pub mod mcp;
 pub mod raw_json;
 pub mod status;
 pub mod stdio;
+pub mod values;
 
 pub use dispatch::{CallControl, Dispatch, LibraryDispatch};
 pub use error::LoadError;

@@ -9,6 +9,7 @@
 use crate::datetime;
 use crate::host::{ArgValue, ReturnValue};
 use crate::raw_json;
+use crate::values;
 use delphi_mcp_manifest::abi::AbiKind;
 use delphi_mcp_manifest::{NumberRepr, ParamEntry, StringRepr, ValueType};
 use serde_json::Value;
@@ -109,6 +110,35 @@ pub fn describe(ty: &ValueType) -> String {
             let names: Vec<String> = members.iter().map(|m| format!("\"{}\"", m.name)).collect();
             format!("one of {}", names.join(", "))
         }
+        ValueType::Record { type_name, fields } => {
+            let names: Vec<String> = fields.iter().map(|f| format!("\"{}\"", f.name)).collect();
+            format!("an object {type_name} with fields {}", names.join(", "))
+        }
+        ValueType::Array {
+            items,
+            min_items,
+            max_items,
+        } => {
+            let count = match (min_items, max_items) {
+                (Some(a), Some(b)) if a == b => format!("{a} "),
+                (Some(a), Some(b)) => format!("{a} to {b} "),
+                (None, Some(b)) => format!("at most {b} "),
+                (Some(a), None) => format!("at least {a} "),
+                (None, None) => String::new(),
+            };
+            let items_text = describe(items);
+            let items_text = items_text
+                .strip_prefix("an ")
+                .or_else(|| items_text.strip_prefix("a "))
+                .unwrap_or(&items_text);
+            format!("an array of {count}items, each {items_text}")
+        }
+        ValueType::Set { members, .. } => {
+            let names: Vec<String> = members.iter().map(|m| format!("\"{}\"", m.name)).collect();
+            format!("an array of distinct members of {}", names.join(", "))
+        }
+        ValueType::Bytes => "a base64 string".into(),
+        ValueType::Strings => "an array of strings".into(),
     }
 }
 
@@ -168,12 +198,18 @@ pub fn parse_arguments(
     for param in params {
         let value = match seen.get(param.name.as_bytes()) {
             None if param.optional => Ok(ArgValue::Absent),
-            None => Err(format!("missing; expected {}", describe(&param.ty))),
-            Some((_, raw)) => convert(raw, &param.ty),
+            None => Err((
+                String::new(),
+                format!("missing; expected {}", describe(&param.ty)),
+            )),
+            Some((_, raw)) if param.ty.needs_abi_2() => values::argument(raw, &param.ty),
+            Some((_, raw)) => convert(raw, &param.ty).map_err(|message| (String::new(), message)),
         };
         match value {
             Ok(v) => values.push(v),
-            Err(message) => problems.push_with(|| (Some(param.name.clone()), message)),
+            Err((path, message)) => {
+                problems.push_with(|| (Some(format!("{}{path}", param.name)), message))
+            }
         }
     }
     problems.into_result(values)
@@ -248,7 +284,8 @@ fn quote(text: &str) -> String {
     )
 }
 
-fn convert(raw: &str, ty: &ValueType) -> Result<ArgValue, String> {
+/// Converts the raw JSON of a scalar argument (composites: [`values::argument`]).
+pub(crate) fn convert(raw: &str, ty: &ValueType) -> Result<ArgValue, String> {
     let raw = raw.trim();
     let kind = json_kind(raw);
     if kind == "null" {
@@ -387,6 +424,13 @@ fn convert(raw: &str, ty: &ValueType) -> Result<ArgValue, String> {
                 .map(|m| ArgValue::Int(m.ordinal))
                 .ok_or_else(|| format!("expected {}, got {}", describe(ty), quote(&text)))
         }
+        composite => values::argument(raw, composite).map_err(|(path, message)| {
+            if path.is_empty() {
+                message
+            } else {
+                format!("{path}: {message}")
+            }
+        }),
     }
 }
 
@@ -566,6 +610,11 @@ pub fn result_to_json(ty: &ValueType, value: &ReturnValue) -> Result<Value, Stri
         (ValueType::DateTime { part }, ReturnValue::Double(d)) => datetime::format(*d, *part)
             .map(Value::String)
             .ok_or_else(|| format!("the result {d} is not a TDateTime within years 1-9999")),
+        (_, ReturnValue::Block(block)) if ty.needs_abi_2() => values::result(ty, block),
+        (ValueType::Bytes, ReturnValue::String(bytes)) => Ok(values::bytes_result(bytes)),
+        (_, ReturnValue::Malformed(why)) => Err(format!(
+            "the library returned a malformed value ({why}), a delphi-mcp bug"
+        )),
         (ValueType::Enum { members, type_name }, ReturnValue::Int(ordinal)) => members
             .iter()
             .find(|m| m.ordinal == *ordinal)

@@ -23,7 +23,7 @@ fn temp_project(units: &[(&str, &str)]) -> tempfile::TempDir {
 }
 
 const GOOD: &str = "unit Good;\n\ninterface\n\n{$IFNDEF FPC}[McpTool('add', 'Adds.')]{$ENDIF}\nfunction Add(A, B: Integer): Integer;\n\nimplementation\n\nfunction Add(A, B: Integer): Integer;\nbegin\n  Result := A + B;\nend;\n\nend.\n";
-const BAD: &str = "unit Bad;\n\ninterface\n\n/// <summary>Bad.</summary>\n[McpTool]\nprocedure P(var X: Integer);\n/// <summary>Worse.</summary>\n[McpTool('not valid')]\nprocedure Q;\n\nimplementation\n\nprocedure P(var X: Integer);\nbegin\nend;\n\nprocedure Q;\nbegin\nend;\n\nend.\n";
+const BAD: &str = "unit Bad;\n\ninterface\n\n/// <summary>Bad.</summary>\n[McpTool]\nprocedure P(const X);\n/// <summary>Worse.</summary>\n[McpTool('not valid')]\nprocedure Q;\n\nimplementation\n\nprocedure P(const X);\nbegin\nend;\n\nprocedure Q;\nbegin\nend;\n\nend.\n";
 
 fn s(text: &str) -> &std::ffi::OsStr {
     std::ffi::OsStr::new(text)
@@ -59,7 +59,7 @@ fn errors_are_all_reported_on_stderr_with_exit_1() {
     assert!(out.stdout.is_empty(), "nothing on stdout on error");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("Bad.pas:7:13"), "{stderr}");
-    assert!(stderr.contains("`var` parameter"), "{stderr}");
+    assert!(stderr.contains("has no type"), "{stderr}");
     assert!(
         stderr.contains("`not valid` is not a valid tool name"),
         "{stderr}"

@@ -151,11 +151,15 @@ fn instance_and_class_tools() {
 #[test]
 fn every_diagnostic() {
     let cases: &[(&str, &str, &str)] = &[
-        ("var_param", "", "[McpTool]\nprocedure P(var X: Integer);\n"),
-        ("out_param", "", "[McpTool]\nprocedure P(out X: Integer);\n"),
+        ("nil_on_var_param", "", "[McpTool]\n[McpNil('X')]\nprocedure P(var X: TObject);\n"),
+        ("out_param_named_result", "", "[McpTool]\nfunction P([McpName('result')] out X: Integer): Boolean;\n"),
+        ("duplicate_argument_name", "", "[McpTool]\nprocedure P(A: Integer; [McpName('A')] B: Integer);\n"),
+        ("naming_collision", "", "[McpTool]\n[McpNaming('snake_case')]\nprocedure P(AllowZero: Boolean; allow_zero: Integer);\n"),
+        ("unknown_naming_policy", "", "[McpTool]\n[McpNaming('kebab')]\nprocedure P;\n"),
+        ("variant_record", "  TRec = record\n    case Tag: Integer of\n      0: (A: Integer);\n      1: (B: Double);\n  end;", "[McpTool]\nprocedure P(X: TRec);\n"),
+        ("record_field_pointer", "  TRec = record A: Integer; Next: Pointer; end;", "[McpTool]\nprocedure P(X: TRec);\n"),
+        ("array_of_const", "", "[McpTool]\nprocedure P(X: array of const);\n"),
         ("untyped_param", "", "[McpTool]\nprocedure P(const X);\n"),
-        ("record_param", "  TRec = record A: Integer; end;", "[McpTool]\nprocedure P(X: TRec);\n"),
-        ("array_param", "", "[McpTool]\nprocedure P(X: array of Integer);\n"),
         ("set_param", "  TSet = set of Byte;", "[McpTool]\nprocedure P(X: TSet);\n"),
         ("pointer_param", "", "[McpTool]\nprocedure P(X: Pointer);\n"),
         ("class_param", "", "[McpTool]\nprocedure P(X: TObject);\n"),
@@ -189,7 +193,7 @@ fn every_diagnostic() {
 fn all_errors_of_a_run_are_reported_together() {
     let text = unit(
         "",
-        "[McpTool]\nprocedure A(var X: Integer);\n[McpTool]\nprocedure B(X: Pointer);\n[McpTool('bad name')]\nprocedure C;\n",
+        "[McpTool]\nprocedure A(X: array of const);\n[McpTool]\nprocedure B(X: Pointer);\n[McpTool('bad name')]\nprocedure C;\n",
     );
     let (diagnostics, generated) = run(&text);
     assert!(generated.is_none());

@@ -16,9 +16,14 @@
 //! the `u64` bits of the double, or bytes. Bytes are a `u32` length and the bytes. A returned
 //! value of a kind the runtime does not know travels as that kind with no data
 //! ([`ReturnValue::Unknown`]); arguments must be of a known kind, and argument strings UTF-8.
+//! A composite value (ABI 2: kind 6 record, 7 array, 8 bytes) is its root's kind, a `u32` slot
+//! count and each slot of its [`Block`]: `i32` kind, then bytes for a string or bytes slot, else
+//! `u64` bits and `u64` len. A result block the library got wrong travels as kind -2 and the
+//! bytes of the reason ([`ReturnValue::Malformed`]).
 //!
 //! Nothing here panics on input: a short, oversized or malformed frame is a [`FrameError`].
 
+use crate::block::{Block, Slot};
 use crate::host::{ArgValue, CallReturn, ReturnValue};
 use delphi_mcp_manifest::abi::AbiKind;
 use std::io::Read;
@@ -206,9 +211,23 @@ enum Wire<'a> {
     UInt(u64),
     Double(f64),
     Bytes(&'a [u8]),
+    /// A composite value (ABI 2).
+    Block(Block),
+    /// A borrowed composite value, to encode.
+    BlockRef(&'a Block),
+    /// A result block the library got wrong, and why.
+    Malformed(&'a [u8]),
     /// A kind the ABI does not have (results only).
     Unknown(i32),
 }
+
+/// Bytes a block takes in a frame.
+fn block_size(block: &Block) -> usize {
+    8 + block.slots.len() * 20 + block.bytes.len()
+}
+
+/// The frame tag of [`Wire::Malformed`].
+const MALFORMED: i32 = -2;
 
 impl Wire<'_> {
     fn of_arg(arg: &ArgValue) -> Wire<'_> {
@@ -219,6 +238,7 @@ impl Wire<'_> {
             ArgValue::UInt(value) => Wire::UInt(*value),
             ArgValue::Double(value) => Wire::Double(*value),
             ArgValue::String(text) => Wire::Bytes(text.as_bytes()),
+            ArgValue::Block(block) => Wire::BlockRef(block),
         }
     }
 
@@ -230,6 +250,8 @@ impl Wire<'_> {
             ReturnValue::UInt(value) => Wire::UInt(*value),
             ReturnValue::Double(value) => Wire::Double(*value),
             ReturnValue::String(bytes) => Wire::Bytes(bytes),
+            ReturnValue::Block(block) => Wire::BlockRef(block),
+            ReturnValue::Malformed(why) => Wire::Malformed(why.as_bytes()),
             ReturnValue::Unknown(kind) => Wire::Unknown(*kind),
         }
     }
@@ -237,7 +259,9 @@ impl Wire<'_> {
     /// Bytes it takes in a frame.
     fn size(&self) -> usize {
         match self {
-            Wire::Bytes(bytes) => 8 + bytes.len(),
+            Wire::Bytes(bytes) | Wire::Malformed(bytes) => 8 + bytes.len(),
+            Wire::Block(block) => block_size(block),
+            Wire::BlockRef(block) => block_size(block),
             _ => 12,
         }
     }
@@ -267,7 +291,29 @@ impl Frame {
                 self.i32(AbiKind::String as i32);
                 self.bytes(bytes)?;
             }
+            Wire::Malformed(bytes) => {
+                self.i32(MALFORMED);
+                self.bytes(bytes)?;
+            }
+            Wire::Block(ref block) => self.block(block)?,
+            Wire::BlockRef(block) => self.block(block)?,
             Wire::Unknown(kind) => self.i32(kind),
+        }
+        Ok(())
+    }
+
+    fn block(&mut self, block: &Block) -> Result<(), FrameError> {
+        let root = block.slots.first().map_or(AbiKind::Array, |s| s.kind);
+        self.i32(root as i32);
+        self.u32(u32::try_from(block.slots.len()).unwrap_or(u32::MAX));
+        for slot in &block.slots {
+            self.i32(slot.kind as i32);
+            if matches!(slot.kind, AbiKind::String | AbiKind::Bytes) {
+                self.bytes(block.bytes_of(slot))?;
+            } else {
+                self.u64(slot.bits);
+                self.u64(slot.len as u64);
+            }
         }
         Ok(())
     }
@@ -381,8 +427,50 @@ impl<'a> Fields<'a> {
             k if k == AbiKind::UInt as i32 => Wire::UInt(self.u64()?),
             k if k == AbiKind::Double as i32 => Wire::Double(f64::from_bits(self.u64()?)),
             k if k == AbiKind::String as i32 => Wire::Bytes(self.bytes()?),
+            k if k == AbiKind::Record as i32
+                || k == AbiKind::Array as i32
+                || k == AbiKind::Bytes as i32 =>
+            {
+                Wire::Block(self.block()?)
+            }
+            MALFORMED => Wire::Malformed(self.bytes()?),
             other => Wire::Unknown(other),
         })
+    }
+
+    fn block(&mut self) -> Result<Block, FrameError> {
+        let count = self.u32()? as usize;
+        // Every slot takes at least its kind and a length: a count the payload cannot hold is
+        // refused before anything is allocated for it.
+        if count > self.rest.len() / 8 {
+            return Err(FrameError::Truncated {
+                missing: count * 8 - self.rest.len(),
+            });
+        }
+        let mut block = Block::default();
+        for index in 0..count {
+            let tag = self.i32()?;
+            let kind =
+                AbiKind::from_tag(tag).ok_or(FrameError::UnknownKind { index, kind: tag })?;
+            if matches!(kind, AbiKind::String | AbiKind::Bytes) {
+                let bytes = self.bytes()?;
+                block.push_bytes(kind, bytes);
+            } else {
+                let bits = self.u64()?;
+                let len = usize::try_from(self.u64()?).unwrap_or(usize::MAX);
+                block.slots.push(Slot {
+                    kind,
+                    bits,
+                    start: 0,
+                    len,
+                });
+            }
+        }
+        block.check().map_err(|_| FrameError::UnknownKind {
+            index: 0,
+            kind: MALFORMED,
+        })?;
+        Ok(block)
     }
 
     fn end(self) -> Result<(), FrameError> {
@@ -429,7 +517,15 @@ pub fn decode_to_worker(payload: &[u8]) -> Result<ToWorker, FrameError> {
                     .map_err(|_| FrameError::NotUtf8("an argument string"))?
                     .to_string(),
             ),
+            Wire::Block(block) => ArgValue::Block(block),
             Wire::Unknown(kind) => return Err(FrameError::UnknownKind { index, kind }),
+            // Never decoded: `Fields::value` gives owned blocks.
+            Wire::BlockRef(_) | Wire::Malformed(_) => {
+                return Err(FrameError::UnknownKind {
+                    index,
+                    kind: MALFORMED,
+                })
+            }
         });
     }
     fields.end()?;
@@ -463,6 +559,11 @@ pub fn decode_from_worker(payload: &[u8]) -> Result<FromWorker, FrameError> {
                 Wire::UInt(value) => ReturnValue::UInt(value),
                 Wire::Double(value) => ReturnValue::Double(value),
                 Wire::Bytes(bytes) => ReturnValue::String(bytes.to_vec()),
+                Wire::Block(block) => ReturnValue::Block(block),
+                Wire::BlockRef(block) => ReturnValue::Block(block.clone()),
+                Wire::Malformed(why) => {
+                    ReturnValue::Malformed(String::from_utf8_lossy(why).into_owned())
+                }
                 Wire::Unknown(kind) => ReturnValue::Unknown(kind),
             };
             FromWorker::Returned {
