@@ -92,6 +92,8 @@ impl Conv {
 pub struct FieldConv {
     /// The Pascal field name.
     pub pascal: String,
+    /// The JSON key (for the stub's messages).
+    pub json: String,
     /// Its type.
     pub resolved: Resolved,
 }

@@ -107,6 +107,77 @@ fn unit_declared_types() {
     }
 }
 
+/// The composite rows (ABI 2): the manifest entry and the stub of a tool of each.
+#[test]
+fn composite_rows() {
+    let types = "  TColor = (Red, Green);\n  TColors = set of TColor;\n\
+        /// A point.\n  TPoint2 = packed record\n    /// Across.\n    X: Integer;\n    [McpName('down')]\n    Y: Double;\n  end;\n\
+        TPoints = array of TPoint2;\n  TTriple = array[1..3] of Byte;\n";
+    let cases = [
+        ("record", "function Echo(Value: TPoint2): TPoint2;"),
+        ("dynamic_array", "function Echo(Value: TPoints): TPoints;"),
+        (
+            "open_array",
+            "function Echo(const Value: array of string): Integer;",
+        ),
+        (
+            "generic_array",
+            "function Echo(Value: TArray<TArray<Int64>>): TArray<TArray<Int64>>;",
+        ),
+        ("static_array", "function Echo(Value: TTriple): TTriple;"),
+        ("set", "function Echo(Value: TColors): TColors;"),
+        ("bytes", "function Echo(Value: TBytes): TBytes;"),
+        ("strings", "function Echo(Value: TStrings): TStringList;"),
+        (
+            "var_out",
+            "function Echo(var Value: TPoint2; out Count: Integer): Boolean;",
+        ),
+        ("out_procedure", "procedure Echo(out Value: string);"),
+    ];
+    for (name, heading) in cases {
+        let text = unit(types, &format!("/// Echoes.\n[McpTool]\n{heading}\n"));
+        let (diagnostics, generated) = run(&text);
+        assert!(diagnostics.is_empty(), "{name}: {diagnostics}");
+        let generated = generated.expect("generated");
+        assert_eq!(generated.manifest.abi_version, 2);
+        snapshot!(format!("composite_{name}"), tool_snapshot(&generated));
+    }
+}
+
+#[test]
+fn argument_names_follow_mcp_name_and_the_naming_policy() {
+    let text = unit(
+        "",
+        "/// A.\n[McpTool]\n[McpNaming('camelCase')]\nprocedure A(AllowZero: Boolean; [McpName('q')] Query: string);\n\
+         /// B.\n[McpTool]\n[McpNaming('snake_case')]\nprocedure B(AllowZero: Boolean; out HTTPCode: Integer);\n",
+    );
+    let (diagnostics, generated) = run(&text);
+    assert!(diagnostics.is_empty(), "{diagnostics}");
+    let generated = generated.expect("generated");
+    let keys = |tool: usize, schema: &str| -> Vec<String> {
+        generated.manifest.tools[tool]
+            .delphi
+            .params
+            .iter()
+            .map(|p| p.name.clone())
+            .chain(if schema == "out" {
+                generated.manifest.tools[tool]
+                    .delphi
+                    .outputs
+                    .iter()
+                    .map(|o| o.name.clone())
+                    .collect::<Vec<_>>()
+            } else {
+                Vec::new()
+            })
+            .collect()
+    };
+    assert_eq!(keys(0, "in"), ["allowZero", "q"]);
+    assert_eq!(keys(1, "out"), ["allow_zero", "http_code"]);
+    let stub = &generated.files["McpExports.pas"];
+    assert!(stub.contains("'allowZero'"), "messages name the argument");
+}
+
 #[test]
 fn defaults_descriptions_annotations_and_nil() {
     let text = unit(

@@ -140,7 +140,7 @@ impl Steps {
                     self.read(
                         &field.resolved,
                         &target,
-                        &format!("{name}.{}", field.pascal),
+                        &format!("{name}.{}", field.json),
                         depth,
                     );
                 }

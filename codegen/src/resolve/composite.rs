@@ -141,7 +141,7 @@ impl TypeEnv<'_> {
                             ));
                         }
                         fields.push(FieldEntry {
-                            name: json,
+                            name: json.clone(),
                             description: field
                                 .doc
                                 .as_ref()
@@ -151,6 +151,7 @@ impl TypeEnv<'_> {
                         });
                         convs.push(FieldConv {
                             pascal: field.name.to_string(),
+                            json,
                             resolved,
                         });
                     }

@@ -1630,22 +1630,22 @@ begin
       Result := __McpGetHead(__McpBlk, __McpC, 'Lines[]', __McpKindRecord, 4, __McpN, __McpOut);
       if Result <> __McpOk then Exit;
       Inc(__McpC);
-      Result := __McpGetStr(__McpBlk, __McpC, 'Lines[].Sku', __McpS, __McpOut);
+      Result := __McpGetStr(__McpBlk, __McpC, 'Lines[].sku', __McpS, __McpOut);
       if Result <> __McpOk then
         Exit;
       __McpA0[__McpK1].Sku := __McpS;
       Inc(__McpC);
-      Result := __McpGetInt(__McpBlk, __McpC, 'Lines[].Quantity', Int64(Low(Integer)), Int64(High(Integer)), __McpI, __McpOut);
+      Result := __McpGetInt(__McpBlk, __McpC, 'Lines[].quantity', Int64(Low(Integer)), Int64(High(Integer)), __McpI, __McpOut);
       if Result <> __McpOk then
         Exit;
       __McpA0[__McpK1].Quantity := __McpI;
       Inc(__McpC);
-      Result := __McpGetDouble(__McpBlk, __McpC, 'Lines[].UnitPrice', __McpD, __McpOut);
+      Result := __McpGetDouble(__McpBlk, __McpC, 'Lines[].unitPrice', __McpD, __McpOut);
       if Result <> __McpOk then
         Exit;
       __McpA0[__McpK1].UnitPrice := __McpD;
       Inc(__McpC);
-      Result := __McpGetBool(__McpBlk, __McpC, 'Lines[].IsGift', __McpB, __McpOut);
+      Result := __McpGetBool(__McpBlk, __McpC, 'Lines[].gift', __McpB, __McpOut);
       if Result <> __McpOk then
         Exit;
       __McpA0[__McpK1].IsGift := __McpB;
