@@ -476,6 +476,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn abi_1_manifests_load_unless_they_use_abi_2() {
+        let manifest = |abi: u32, ty: &str| {
+            format!(
+                r#"{{"formatVersion":1,"abiVersion":{abi},"name":"X","target":"t","generator":"g","tools":[{{"name":"t","description":"d","inputSchema":{{}},"outputSchema":{{}},"x-delphi":{{"export":"mcp_tool_t","routine":"U.T","call":{{"kind":"routine"}},"params":[{{"name":"A","delphiType":"T","type":{ty},"optional":false}}],"source":{{"file":"U.pas","line":1,"column":1}}}}}}]}}"#
+            )
+        };
+        let scalar = r#"{"kind":"boolean"}"#;
+        let bytes = r#"{"kind":"bytes"}"#;
+        assert!(Manifest::from_json(manifest(1, scalar).as_bytes()).is_ok());
+        assert!(Manifest::from_json(manifest(2, bytes).as_bytes()).is_ok());
+        assert_eq!(
+            Manifest::from_json(manifest(1, bytes).as_bytes()),
+            Err(InvalidManifest::NeedsAbi2("t".into()))
+        );
+        assert_eq!(
+            Manifest::from_json(manifest(3, scalar).as_bytes()),
+            Err(InvalidManifest::AbiVersion { found: 3 })
+        );
+    }
+
+    #[test]
     fn integer_bounds_round_trip_exactly() {
         for (min, max) in [(0, u64::MAX as i128), (i64::MIN as i128, i64::MAX as i128)] {
             let ty = ValueType::Integer { min, max };
