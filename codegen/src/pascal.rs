@@ -123,6 +123,7 @@ fn temp_for(conv: &Conv) -> &'static str {
         | Conv::Set { .. }
         | Conv::Bytes
         | Conv::Strings { .. } => "__McpC: Integer",
+        Conv::JsonObject | Conv::JsonValue => "__McpR: RawByteString",
         Conv::Int | Conv::Enum | Conv::Comp => "__McpI: Int64",
         Conv::Uint => "__McpU: UInt64",
         Conv::Double | Conv::Single | Conv::Currency | Conv::DateTime => "__McpD: Double",
@@ -156,7 +157,7 @@ fn tool_ctx(index: usize, tool: &Tool) -> ToolCtx {
             var: var.clone(),
             pascal_type: pascal_type.clone(),
         });
-        if matches!(conv, Conv::Strings { .. }) {
+        if matches!(conv, Conv::Strings { .. } | Conv::JsonObject) {
             prologue.push(format!("{var} := nil;"));
             epilogue.push(format!("{var}.Free;"));
         }
@@ -167,7 +168,12 @@ fn tool_ctx(index: usize, tool: &Tool) -> ToolCtx {
             continue;
         }
         let mut steps = None;
-        if conv.is_composite() {
+        if *conv == Conv::JsonObject {
+            let mut read = Steps::default();
+            read.read_json_arguments(params.len(), &var);
+            temps.push(temp_for(conv).to_string());
+            steps = Some(read.steps);
+        } else if conv.is_composite() {
             let mut read = Steps::default();
             read.read_argument(resolved, params.len(), &var, &param.json_name);
             temps.extend(read.temps);
@@ -217,6 +223,17 @@ fn tool_ctx(index: usize, tool: &Tool) -> ToolCtx {
             // The stub owns a TStrings result: it frees it after copying.
             prologue.push("__McpRes := nil;".into());
             epilogue.push("__McpRes.Free;".into());
+        }
+        if result.conv == Conv::JsonValue {
+            // The handler hands its result over: the stub frees it after writing its text,
+            // unless it is the arguments object (freed once, as the argument).
+            let mut write = Steps::default();
+            write.write_json_result();
+            temps.push(temp_for(&result.conv).to_string());
+            result_steps = Some(write.steps);
+            prologue.push("__McpRes := nil;".into());
+            epilogue.push("if TObject(__McpRes) <> TObject(__McpA0) then".into());
+            epilogue.push("  __McpRes.Free;".into());
         }
     }
     temps.sort_unstable();
@@ -337,6 +354,9 @@ pub fn render_stubs(model: &Model, manifest: &Manifest) -> Result<PascalFiles, R
     }
     if convs.iter().any(|c| matches!(c, Conv::Strings { .. })) {
         support_uses.push("{$IFDEF FPC}Classes{$ELSE}System.Classes{$ENDIF}");
+    }
+    if convs.iter().any(|c| **c == Conv::JsonObject) {
+        support_uses.push("{$IFDEF FPC}fpjson, jsonparser{$ELSE}System.JSON{$ENDIF}");
     }
     let common = context! {
         generator => manifest.generator.clone(),

@@ -66,6 +66,10 @@ pub enum Conv {
     },
     /// `TBytes` (ABI 2 `bytes`).
     Bytes,
+    /// The `TJSONObject` argument of a JSON handler (ABI: the arguments' JSON text).
+    JsonObject,
+    /// The `TJSONValue` (`TJSONData` under Free Pascal) result of a JSON handler.
+    JsonValue,
     /// `TStrings` / `TStringList` (ABI 2: an array of strings); the stub creates the list.
     Strings {
         /// The class the stub creates and frees (`TStringList` for both).

@@ -11,8 +11,12 @@ use serde_json::{json, Map, Value};
 /// The JSON Schema dialect every schema declares.
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
-/// The `inputSchema` of a tool: an object of its parameters, strict.
+/// The `inputSchema` of a tool: an object of its parameters, strict (a JSON handler's: the
+/// schema its attribute gives).
 pub fn input_schema(tool: &Tool) -> Value {
+    if let Some(schema) = &tool.json_schema {
+        return schema.clone();
+    }
     let mut properties = Map::new();
     let mut required = Vec::new();
     for param in tool.params.iter().filter(|p| p.in_schema()) {
@@ -90,7 +94,7 @@ pub fn build_manifest(model: &Model, name: &str) -> Manifest {
                 params: tool
                     .params
                     .iter()
-                    .filter(|p| p.in_schema())
+                    .filter(|p| p.in_schema() && tool.json_schema.is_none())
                     .filter_map(|p| {
                         p.resolved.as_ref().map(|r| ParamEntry {
                             name: p.json_name.clone(),
@@ -114,6 +118,7 @@ pub fn build_manifest(model: &Model, name: &str) -> Manifest {
                         })
                     })
                     .collect(),
+                json_arguments: tool.json_schema.is_some(),
                 source: tool.source.clone(),
             },
         })

@@ -290,6 +290,7 @@ pub fn json_schema(ty: &ValueType) -> serde_json::Value {
         }),
         ValueType::Bytes => json!({"type": "string", "contentEncoding": "base64"}),
         ValueType::Strings => json!({"type": "array", "items": {"type": "string"}}),
+        ValueType::Json => json!({}),
     }
 }
 
@@ -521,7 +522,22 @@ pub fn render_types_doc() -> String {
          `[McpName('query')]` on it gives another, or a naming policy applies: `[McpNaming('camelCase')]`\n\
          (or `'snake_case'`, `'asDeclared'`) on the routine, its class, or the record type, else\n\
          `--naming` of `gen`/`manifest`. Names must stay unique after conversion (an error names both\n\
-         parameters), and a `var`/`out` parameter may not become `result` or `success`.\n\n",
+         parameters), and a `var`/`out` parameter may not become `result` or `success`.\n\n\
+         ## JSON handlers\n\n\
+         `function X(const Args: TJSONObject): TJSONValue` (`System.JSON`; under Free Pascal\n\
+         `TJSONData` of `fpjson`) with `[McpInputSchema('{...}')]` (an inline schema) or\n\
+         `[McpSchemaFile('X.schema.json')]` (a file next to the unit) is a tool whose input schema is\n\
+         that schema. It must be a JSON object with `\"type\": \"object\"` and may use only the\n\
+         keywords the runtime checks: `type`, `properties`, `required`, `additionalProperties`,\n\
+         `items`, `enum`, `const`, `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`,\n\
+         `minLength`, `maxLength`, `minItems`, `maxItems`, `uniqueItems` (and the annotations\n\
+         `$schema`, `$comment`, `title`, `description`, `default`, `examples`); any other keyword is\n\
+         an error at generation, so nothing is silently unchecked. The runtime rejects duplicate keys\n\
+         and checks the whole arguments object before the call; the stub parses its JSON text into\n\
+         the `TJSONObject` and frees it after the call, and frees the result after writing its JSON\n\
+         (the handler hands it over; returning `Args` itself is allowed). The result is any JSON\n\
+         value (`outputSchema` `{\"result\": {}}`). The library project needs `fpjson` under Free\n\
+         Pascal (Debian: `fp-units-fcl-3.2.2`).\n\n",
     );
     out.push_str(
         "## Date and time\n\n\

@@ -12,7 +12,7 @@ unit ValueTools;
 interface
 
 uses
-  SysUtils, Classes{$IFNDEF FPC}, McpAttributes{$ENDIF};
+  SysUtils, Classes, {$IFDEF FPC}fpjson{$ELSE}System.JSON{$ENDIF}{$IFNDEF FPC}, McpAttributes{$ENDIF};
 
 type
   /// A primary colour.
@@ -122,7 +122,55 @@ procedure Swap(var A, B: string);
 {$IFNDEF FPC}[McpNaming('snake_case')]{$ENDIF}
 function FullName(FirstName, LastName: string): string;
 
+/// <summary>Counts the words of texts (a JSON handler: the runtime checks the arguments
+/// against CountWords.schema.json before the call).</summary>
+{$IFNDEF FPC}[McpTool]{$ENDIF}
+{$IFNDEF FPC}[McpSchemaFile('CountWords.schema.json')]{$ENDIF}
+function CountWords(const Args: TJSONObject): {$IFDEF FPC}TJSONData{$ELSE}TJSONValue{$ENDIF};
+
 implementation
+
+function WordsIn(const S: string): Integer;
+var
+  I: Integer;
+  InWord: Boolean;
+begin
+  Result := 0;
+  InWord := False;
+  for I := 1 to Length(S) do
+    if S[I] <= ' ' then
+      InWord := False
+    else if not InWord then
+    begin
+      InWord := True;
+      Inc(Result);
+    end;
+end;
+
+function CountWords(const Args: TJSONObject): {$IFDEF FPC}TJSONData{$ELSE}TJSONValue{$ENDIF};
+var
+  Texts: TJSONArray;
+  I, Total: Integer;
+  Answer: TJSONObject;
+begin
+  {$IFDEF FPC}
+  Texts := Args.Arrays['texts'];
+  {$ELSE}
+  Texts := Args.GetValue('texts') as TJSONArray;
+  {$ENDIF}
+  Total := 0;
+  for I := 0 to Texts.Count - 1 do
+    Total := Total + WordsIn(Texts.Items[I].Value);
+  Answer := TJSONObject.Create;
+  {$IFDEF FPC}
+  Answer.Add('texts', Texts.Count);
+  Answer.Add('words', Total);
+  {$ELSE}
+  Answer.AddPair('texts', TJSONNumber.Create(Texts.Count));
+  Answer.AddPair('words', TJSONNumber.Create(Total));
+  {$ENDIF}
+  Result := Answer;
+end;
 
 function MovePoint(P: TPoint2; DX, DY: Integer): TPoint2;
 begin

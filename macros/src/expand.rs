@@ -215,7 +215,8 @@ fn rust_types(ty: &ValueType) -> Option<(TokenStream, TokenStream)> {
         | ValueType::Array { .. }
         | ValueType::Set { .. }
         | ValueType::Bytes
-        | ValueType::Strings => same(quote!(::delphi_mcp_runtime::bind::__private::Value)),
+        | ValueType::Strings
+        | ValueType::Json => same(quote!(::delphi_mcp_runtime::bind::__private::Value)),
     }
 }
 
@@ -275,6 +276,12 @@ fn method(tool: &ToolEntry, method_name: &str) -> Result<TokenStream, syn::Error
                 __delphi_mcp_arguments.insert(#name.to_string(), ::delphi_mcp_runtime::bind::__private::Value::from(#local));
             });
         }
+    }
+    if tool.delphi.json_arguments {
+        // A JSON handler takes the arguments object its input schema describes.
+        params.push(quote!(arguments: ::delphi_mcp_runtime::bind::__private::Map<::std::string::String, ::delphi_mcp_runtime::bind::__private::Value>));
+        inserts.push(quote!(__delphi_mcp_arguments = arguments;));
+        param_docs.push_str("\n - `arguments`: the JSON object the tool's input schema describes");
     }
     let result_ty = match &tool.delphi.result {
         // With `var`/`out` parameters the result is the whole object: `result` and each of them.

@@ -99,6 +99,10 @@ pub struct DelphiBinding {
     /// `structuredContent` carries each beside `result` (`docs/abi.md`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outputs: Vec<OutputEntry>,
+    /// ABI 2: a JSON handler. The whole arguments object is checked against `inputSchema` and
+    /// passed as one `string` argument, its JSON text; `params` is empty.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub json_arguments: bool,
     /// Where the routine is declared.
     pub source: SourceLocation,
 }
@@ -251,6 +255,8 @@ pub enum ValueType {
     Bytes,
     /// ABI 2. `TStrings` / `TStringList` as a JSON array of strings. ABI: `array` of `string`.
     Strings,
+    /// ABI 2. The result of a JSON handler: any JSON value. ABI: `string` (its JSON text).
+    Json,
 }
 
 /// Pascal floating-point representations.
@@ -434,6 +440,7 @@ impl ToolEntry {
     /// Whether the tool uses what only ABI 2 has.
     pub fn needs_abi_2(&self) -> bool {
         !self.delphi.outputs.is_empty()
+            || self.delphi.json_arguments
             || self.delphi.params.iter().any(|p| p.ty.needs_abi_2())
             || self
                 .delphi
@@ -451,7 +458,7 @@ impl ValueType {
             ValueType::Integer { .. } | ValueType::Enum { .. } => AbiKind::Int,
             ValueType::Number { .. } | ValueType::DateTime { .. } => AbiKind::Double,
             ValueType::Boolean => AbiKind::Bool,
-            ValueType::String { .. } | ValueType::Char { .. } => AbiKind::String,
+            ValueType::String { .. } | ValueType::Char { .. } | ValueType::Json => AbiKind::String,
             ValueType::Record { .. } => AbiKind::Record,
             ValueType::Array { .. } | ValueType::Set { .. } | ValueType::Strings => AbiKind::Array,
             ValueType::Bytes => AbiKind::Bytes,
@@ -467,6 +474,7 @@ impl ValueType {
                 | ValueType::Set { .. }
                 | ValueType::Bytes
                 | ValueType::Strings
+                | ValueType::Json
         )
     }
 }

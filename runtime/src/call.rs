@@ -110,8 +110,12 @@ async fn call_tool_value(
     raw_arguments: Option<&str>,
     control: &CallControl,
 ) -> Result<Option<Value>, ToolError> {
-    let args = marshal::parse_arguments(&tool.name, raw_arguments, &tool.delphi.params)
-        .map_err(|errors| ToolError::InvalidArguments(errors.to_string()))?;
+    let args = if tool.delphi.json_arguments {
+        marshal::json_arguments(&tool.name, raw_arguments, &tool.input_schema)
+    } else {
+        marshal::parse_arguments(&tool.name, raw_arguments, &tool.delphi.params)
+    }
+    .map_err(|errors| ToolError::InvalidArguments(errors.to_string()))?;
     let started = std::time::Instant::now();
     let returned = host
         .call(index, args, control)

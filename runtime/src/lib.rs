@@ -36,6 +36,7 @@ pub mod lifecycle;
 pub mod marshal;
 pub mod mcp;
 pub mod raw_json;
+pub mod schema_check;
 pub mod status;
 pub mod stdio;
 pub mod values;

@@ -138,8 +138,62 @@ pub fn describe(ty: &ValueType) -> String {
             format!("an array of distinct members of {}", names.join(", "))
         }
         ValueType::Bytes => "a base64 string".into(),
+        ValueType::Json => "any JSON value".into(),
         ValueType::Strings => "an array of strings".into(),
     }
+}
+
+/// Checks the raw `arguments` text of a JSON handler against its input schema; the handler
+/// receives the text as one string argument (`docs/abi.md`).
+pub fn json_arguments(
+    tool: &str,
+    raw: Option<&str>,
+    schema: &Value,
+) -> Result<Vec<ArgValue>, ArgumentErrors> {
+    let raw = raw
+        .map(str::trim)
+        .filter(|r| !r.is_empty() && *r != "null")
+        .unwrap_or("{}");
+    let whole = |message: String| ArgumentErrors {
+        tool: tool.to_string(),
+        problems: vec![ArgumentProblem {
+            argument: None,
+            message,
+        }],
+        more: 0,
+    };
+    if !raw.starts_with('{') {
+        return Err(whole(format!(
+            "the arguments must be a JSON object, got {}",
+            json_kind(raw)
+        )));
+    }
+    // Duplicate keys first: a parsed value keeps only the last.
+    let members = raw_json::object_members(raw)
+        .map_err(|e| whole(format!("the arguments are not a valid JSON object: {e}")))?;
+    let mut problems = Problems::new(tool);
+    let mut seen = HashSet::new();
+    for (key, _) in &members {
+        if !seen.insert(key.as_bytes()) {
+            problems.push_with(|| {
+                (
+                    Some(key.display(MAX_NAME_SHOWN)),
+                    "given more than once (duplicate key); give each argument once".into(),
+                )
+            });
+        }
+    }
+    let value: Value = serde_json::from_str(raw).map_err(|e| {
+        whole(format!(
+            "the arguments are not valid JSON for this tool: {e}"
+        ))
+    })?;
+    let mut found = Vec::new();
+    crate::schema_check::check(schema, &value, "", &mut found);
+    for problem in found {
+        problems.push_with(|| (problem.argument, problem.message));
+    }
+    problems.into_result(vec![ArgValue::String(value.to_string())])
 }
 
 /// Parses and checks the raw `arguments` text (`None`: not given) against `params`.
@@ -612,6 +666,8 @@ pub fn result_to_json(ty: &ValueType, value: &ReturnValue) -> Result<Value, Stri
             .ok_or_else(|| format!("the result {d} is not a TDateTime within years 1-9999")),
         (_, ReturnValue::Block(block)) if ty.needs_abi_2() => values::result(ty, block),
         (ValueType::Bytes, ReturnValue::String(bytes)) => Ok(values::bytes_result(bytes)),
+        (ValueType::Json, ReturnValue::String(bytes)) => serde_json::from_slice(bytes)
+            .map_err(|e| format!("the JSON handler returned text that is not JSON ({e})")),
         (_, ReturnValue::Malformed(why)) => Err(format!(
             "the library returned a malformed value ({why}), a delphi-mcp bug"
         )),

@@ -176,6 +176,8 @@ fn write(raw: &str, ty: &ValueType, block: &mut Block) -> Result<(), Located> {
             block.push_bytes(AbiKind::Bytes, &bytes);
             Ok(())
         }
+        // Only a JSON handler's result has this type; its arguments are checked by schema.
+        ValueType::Json => Err(here("a JSON handler's value is not an argument".into())),
         scalar => {
             match marshal::convert(raw, scalar).map_err(here)? {
                 ArgValue::Bool(b) => block.push(AbiKind::Bool, u64::from(b)),

@@ -26,6 +26,8 @@ const KNOWN_ATTRS: &[&str] = &[
     "mcpopenworld",
     "mcpname",
     "mcpnaming",
+    "mcpinputschema",
+    "mcpschemafile",
 ];
 
 impl<'a> Builder<'a> {
@@ -35,7 +37,7 @@ impl<'a> Builder<'a> {
             if key.starts_with("mcp") && !KNOWN_ATTRS.contains(&key.as_str()) {
                 self.diagnostics.push(
                     Diagnostic::error(format!("unknown attribute `{}`", attr.name), Some(attr.span))
-                        .with_help("known: McpTool, McpInstance, McpNil, McpTitle, McpReadOnly, McpDestructive, McpIdempotent, McpOpenWorld, McpName, McpNaming"),
+                        .with_help("known: McpTool, McpInstance, McpNil, McpTitle, McpReadOnly, McpDestructive, McpIdempotent, McpOpenWorld, McpName, McpNaming, McpInputSchema, McpSchemaFile"),
                 );
             }
         }

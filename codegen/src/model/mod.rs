@@ -13,6 +13,7 @@ use delphi_mcp_parser::{Diagnostic, SourceDb, Span};
 use std::collections::BTreeMap;
 
 mod attributes;
+mod json_handler;
 mod tool;
 
 use attributes::find_attr;
@@ -61,6 +62,8 @@ pub struct Tool {
     pub params: Vec<ToolParam>,
     /// The function result, `None` for a procedure.
     pub result: Option<Resolved>,
+    /// A JSON handler's input schema (`[McpInputSchema]` or `[McpSchemaFile]`).
+    pub json_schema: Option<serde_json::Value>,
     /// Where the routine is declared.
     pub source: SourceLocation,
     /// Span of the routine name.

@@ -75,13 +75,22 @@ impl<'a> Builder<'a> {
             .naming_attr(&routine.attributes, unit)
             .or(place.naming)
             .unwrap_or(self.options.naming);
+        let json_schema = self.json_schema(unit, routine);
         let mut params = Vec::new();
-        for param in &routine.params {
-            if let Some(p) = self.param(unit, routine, param, &nil_names, naming) {
-                params.push(p);
+        let mut json_result = None;
+        if json_schema.is_some() {
+            if let Some((param, result)) = self.json_handler(routine) {
+                params.push(param);
+                json_result = Some(result);
             }
+        } else {
+            for param in &routine.params {
+                if let Some(p) = self.param(unit, routine, param, &nil_names, naming) {
+                    params.push(p);
+                }
+            }
+            self.check_unique_names(routine, &params);
         }
-        self.check_unique_names(routine, &params);
         for (nil_name, span) in &nil_names {
             if !routine
                 .params
@@ -98,6 +107,7 @@ impl<'a> Builder<'a> {
             }
         }
         let result = match &routine.result {
+            _ if json_schema.is_some() => json_result,
             Some(ty) => match self.env.resolve(ty, unit) {
                 Ok(r) => Some(r),
                 Err(rejection) => {
@@ -122,6 +132,7 @@ impl<'a> Builder<'a> {
             instance_class: place.instance_class,
             params,
             result,
+            json_schema,
             source,
             span: routine.name_span,
         });

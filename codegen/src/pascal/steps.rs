@@ -105,6 +105,33 @@ impl Steps {
         self.read(resolved, var, name, 1);
     }
 
+    /// Reads the arguments object of a JSON handler (argument slot `index`, its JSON text) into
+    /// the `TJSONObject` `var`.
+    pub fn read_json_arguments(&mut self, index: usize, var: &str) {
+        self.line(format!(
+            "Result := __McpGetUtf8(__McpArgs, {index}, 'arguments', __McpR, __McpOut);"
+        ));
+        self.line(EXIT_ON_ERROR);
+        self.line("{$IFDEF FPC}");
+        self.line(format!("{var} := GetJSON(__McpR) as TJSONObject;"));
+        self.line("{$ELSE}");
+        self.line(format!(
+            "{var} := TJSONObject.ParseJSONValue(UTF8ToString(__McpR)) as TJSONObject;"
+        ));
+        self.line("{$ENDIF}");
+    }
+
+    /// Writes the JSON text of a JSON handler's result `__McpRes` (`nil` is JSON `null`).
+    pub fn write_json_result(&mut self) {
+        self.line("if __McpRes = nil then");
+        self.line("  __McpR := 'null'");
+        self.line("else");
+        self.line(
+            "  __McpR := {$IFDEF FPC}__McpRes.AsJSON{$ELSE}UTF8Encode(__McpRes.ToJSON){$ENDIF};",
+        );
+        self.line("Result := __McpSetRaw(__McpOut, __McpR, 65001);");
+    }
+
     fn head(&mut self, kind: &str, expected: &str, name: &str) {
         self.temp("__McpN: Integer");
         self.line(format!(
