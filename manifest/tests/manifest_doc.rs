@@ -109,6 +109,7 @@ fn the_documented_schema_covers_every_field() {
             }],
         },
         ValueType::Strings,
+        ValueType::Json,
     ];
     let manifest = Manifest {
         format_version: MANIFEST_FORMAT_VERSION,
@@ -143,6 +144,7 @@ fn the_documented_schema_covers_every_field() {
                     delphi_type: "Integer".into(),
                     ty: ValueType::Boolean,
                 }],
+                json_arguments: true,
                 source: SourceLocation {
                     file: "U.pas".into(),
                     line: 1,

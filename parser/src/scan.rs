@@ -649,7 +649,7 @@ pub(crate) fn skip_block(text: &str, t: &Tok) -> Result<usize, SkipError> {
 pub(crate) fn skip_block_noting(
     text: &str,
     t: &Tok,
-    mut ends: Option<&mut BlockEnds>,
+    ends: Option<&mut BlockEnds>,
 ) -> Result<usize, SkipError> {
     if t.is(text, "asm") {
         return match skip_asm(text, t.end) {
@@ -667,7 +667,7 @@ pub(crate) fn skip_block_noting(
         None => skip_statements(text, t.end, 1),
     };
     let result = block_outcome(text, t, outcome);
-    if let (Err(_), None, Some(ends)) = (&result, known, ends.as_deref_mut()) {
+    if let (Err(_), None, Some(ends)) = (&result, known, ends) {
         // From the `begin` itself, so that it is noted with the blocks inside it.
         skip_statements_noting::<true>(text, t.start, 0, Some(ends));
     }

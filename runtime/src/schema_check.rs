@@ -139,6 +139,9 @@ fn compact(value: &Value) -> String {
     }
 }
 
+/// A bound keyword, whether a value meets it, and how a message says it.
+type BoundCheck = (&'static str, fn(f64, f64) -> bool, &'static str);
+
 fn number(
     schema: &Map<String, Value>,
     n: &serde_json::Number,
@@ -149,7 +152,7 @@ fn number(
         return;
     };
     let bound = |key: &str| schema.get(key).and_then(Value::as_f64);
-    let checks: [(&str, fn(f64, f64) -> bool, &str); 4] = [
+    let checks: [BoundCheck; 4] = [
         ("minimum", |v, b| v >= b, "at least"),
         ("maximum", |v, b| v <= b, "at most"),
         ("exclusiveMinimum", |v, b| v > b, "more than"),
