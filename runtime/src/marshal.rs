@@ -43,6 +43,20 @@ pub const MAX_PROBLEMS: usize = 20;
 /// Longest argument name quoted in a message (characters).
 const MAX_NAME_SHOWN: usize = 60;
 
+impl ArgumentErrors {
+    /// One problem with the arguments object as a whole (not JSON, not an object).
+    fn whole(tool: &str, message: String) -> ArgumentErrors {
+        ArgumentErrors {
+            tool: tool.to_string(),
+            problems: vec![ArgumentProblem {
+                argument: None,
+                message,
+            }],
+            more: 0,
+        }
+    }
+}
+
 impl std::fmt::Display for ArgumentErrors {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Invalid arguments for tool \"{}\":", self.tool)?;
@@ -154,14 +168,7 @@ pub fn json_arguments(
         .map(str::trim)
         .filter(|r| !r.is_empty() && *r != "null")
         .unwrap_or("{}");
-    let whole = |message: String| ArgumentErrors {
-        tool: tool.to_string(),
-        problems: vec![ArgumentProblem {
-            argument: None,
-            message,
-        }],
-        more: 0,
-    };
+    let whole = |message: String| ArgumentErrors::whole(tool, message);
     if !raw.starts_with('{') {
         return Err(whole(format!(
             "the arguments must be a JSON object, got {}",
@@ -202,14 +209,7 @@ pub fn parse_arguments(
     raw: Option<&str>,
     params: &[ParamEntry],
 ) -> Result<Vec<ArgValue>, ArgumentErrors> {
-    let whole = |message: String| ArgumentErrors {
-        tool: tool.to_string(),
-        problems: vec![ArgumentProblem {
-            argument: None,
-            message,
-        }],
-        more: 0,
-    };
+    let whole = |message: String| ArgumentErrors::whole(tool, message);
     let raw = raw.map(str::trim).filter(|r| !r.is_empty() && *r != "null");
     let members = match raw {
         None => Vec::new(),

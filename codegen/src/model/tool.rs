@@ -162,44 +162,36 @@ impl<'a> Builder<'a> {
     fn check_unique_names(&mut self, routine: &Routine, params: &[ToolParam]) {
         let mut seen: Vec<&ToolParam> = Vec::new();
         for param in params.iter().filter(|p| p.in_schema() || p.is_output()) {
-            if param.is_output() && matches!(param.json_name.as_str(), "result" | "success") {
-                let span = routine
-                    .params
-                    .iter()
-                    .find(|p| p.name == param.name)
-                    .map(|p| p.name_span);
-                self.diagnostics.push(
-                    Diagnostic::error(
-                        format!(
-                            "`{}` parameter `{}` of `{}` would be returned as `{}`, the key of the tool's result",
-                            if param.mode == ParamMode::Var { "var" } else { "out" },
-                            param.name, routine.name, param.json_name
-                        ),
-                        span,
-                    )
-                    .with_help("give it another name with [McpName('name')]"),
-                );
-                continue;
-            }
-            if let Some(first) = seen.iter().find(|p| p.json_name == param.json_name) {
-                let span = routine
-                    .params
-                    .iter()
-                    .find(|p| p.name == param.name)
-                    .map(|p| p.name_span);
-                self.diagnostics.push(
-                    Diagnostic::error(
-                        format!(
-                            "parameters `{}` and `{}` of `{}` both become argument `{}`",
-                            first.name, param.name, routine.name, param.json_name
-                        ),
-                        span,
-                    )
-                    .with_help("argument names must be unique: give one of them another name with [McpName('name')]"),
-                );
+            let span = routine
+                .params
+                .iter()
+                .find(|p| p.name == param.name)
+                .map(|p| p.name_span);
+            let (message, help) = if param.is_output()
+                && matches!(param.json_name.as_str(), "result" | "success")
+            {
+                (
+                    format!(
+                        "`{}` parameter `{}` of `{}` would be returned as `{}`, the key of the tool's result",
+                        if param.mode == ParamMode::Var { "var" } else { "out" },
+                        param.name, routine.name, param.json_name
+                    ),
+                    "give it another name with [McpName('name')]",
+                )
+            } else if let Some(first) = seen.iter().find(|p| p.json_name == param.json_name) {
+                (
+                    format!(
+                        "parameters `{}` and `{}` of `{}` both become argument `{}`",
+                        first.name, param.name, routine.name, param.json_name
+                    ),
+                    "argument names must be unique: give one of them another name with [McpName('name')]",
+                )
             } else {
                 seen.push(param);
-            }
+                continue;
+            };
+            self.diagnostics
+                .push(Diagnostic::error(message, span).with_help(help));
         }
     }
 
