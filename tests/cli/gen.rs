@@ -182,3 +182,30 @@ fn build_warns_when_an_existing_project_lacks_the_exports() {
     assert!(stderr.contains("does not include the exports"), "{stderr}");
     assert!(stderr.contains("Mine.dpr"), "{stderr}");
 }
+
+#[test]
+fn naming_option_renames_arguments_where_no_attribute_does() {
+    const UNIT: &str = "unit Names;\n\ninterface\n\n/// Adds.\n[McpTool]\nfunction AddAll(FirstValue: Integer; [McpName('other')] SecondValue: Integer): Integer;\n\nimplementation\n\nfunction AddAll(FirstValue: Integer; SecondValue: Integer): Integer;\nbegin\n  Result := FirstValue + SecondValue;\nend;\n\nend.\n";
+    let project = temp_project(&[("Names.pas", UNIT)]);
+    let unit = project.path().join("Names.pas");
+    let keys = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec![s("manifest"), unit.as_os_str()];
+        args.extend(extra.iter().map(|a| s(a)));
+        let out = delphi_mcp(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let manifest: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        manifest["tools"][0]["inputSchema"]["properties"]
+            .as_object()
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    assert_eq!(keys(&[]), ["FirstValue", "other"]);
+    assert_eq!(keys(&["--naming", "snake-case"]), ["first_value", "other"]);
+    assert_eq!(keys(&["--naming", "camel-case"]), ["firstValue", "other"]);
+    let out = delphi_mcp(&[s("manifest"), unit.as_os_str(), s("--naming"), s("kebab")]);
+    assert_eq!(out.status.code(), Some(2), "a usage error");
+}
