@@ -512,7 +512,7 @@ pub fn render_types_doc() -> String {
          | `TTriple = array[1..3] of T` | `{\"type\":\"array\",\"items\":...,\"minItems\":3,\"maxItems\":3}` | array | exactly that many items; bounds are integer literals or constants |\n\
          | `TColors = set of TColor` | `{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[...]},\"uniqueItems\":true}` | array of int (ordinals) | member names, each at most once; results list them in ordinal order |\n\
          | `TBytes` | `{\"type\":\"string\",\"contentEncoding\":\"base64\"}` | bytes | standard base64 with padding. `TBytes` is told apart by its name: `array of Byte` and `TArray<Byte>` are arrays of integers 0..255 |\n\
-         | `TStrings`, `TStringList` | `{\"type\":\"array\",\"items\":{\"type\":\"string\"}}` | array of string | parameters: the stub creates a `TStringList`, fills it and frees it after the call; results: the stub frees the list the routine returned after copying it (the routine hands over ownership) |\n\n\
+         | `TStrings`, `TStringList` | `{\"type\":\"array\",\"items\":{\"type\":\"string\"}}` | array of string | parameters: the stub creates a `TStringList`, fills it and frees it after the call; results: the stub frees the list the routine returned after copying it (the routine hands over ownership); parameters and results only, not inside records or arrays |\n\n\
          `var` and `out` parameters are returned beside the result: `function TryParse(const S: string;\n\
          out Value: Integer): Boolean` answers `{\"result\": true, \"Value\": 42}` (a procedure:\n\
          `{\"success\": true, ...}`); `var` parameters are arguments too, `out` parameters are not. The\n\

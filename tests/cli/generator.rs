@@ -230,6 +230,7 @@ fn every_diagnostic() {
         ("variant_record", "  TRec = record\n    case Tag: Integer of\n      0: (A: Integer);\n      1: (B: Double);\n  end;", "[McpTool]\nprocedure P(X: TRec);\n"),
         ("record_field_pointer", "  TRec = record A: Integer; Next: Pointer; end;", "[McpTool]\nprocedure P(X: TRec);\n"),
         ("array_of_const", "", "[McpTool]\nprocedure P(X: array of const);\n"),
+        ("nested_strings", "  TRec = record Lines: TStrings; end;", "[McpTool]\nprocedure P(X: TRec);\n"),
         ("untyped_param", "", "[McpTool]\nprocedure P(const X);\n"),
         ("set_param", "  TSet = set of Byte;", "[McpTool]\nprocedure P(X: TSet);\n"),
         ("pointer_param", "", "[McpTool]\nprocedure P(X: Pointer);\n"),

@@ -44,6 +44,9 @@ impl TypeEnv<'_> {
         pascal: String,
     ) -> Result<Resolved, Rejection> {
         let item = self.resolve_depth(element, home, depth + 1, None)?;
+        if matches!(item.conv, Conv::Strings { .. }) {
+            return Err(nested_strings(&item.pascal_type));
+        }
         Ok(Resolved {
             value: ValueType::Array {
                 items: Box::new(item.value.clone()),
@@ -132,6 +135,15 @@ impl TypeEnv<'_> {
                                 format!("field `{}` has type `{}`{why}", field.name, inner.name),
                             )
                         })?;
+                        if matches!(resolved.conv, Conv::Strings { .. }) {
+                            let mut rejection = nested_strings(&resolved.pascal_type);
+                            rejection.name = decl.name.to_string();
+                            rejection.detail = Some(format!(
+                                "field `{}` is a `{}`, which only a parameter or result may be (the stub owns the list)",
+                                field.name, resolved.pascal_type
+                            ));
+                            return Err(rejection);
+                        }
                         let json = attribute_name(&field.attributes)
                             .unwrap_or_else(|| naming.apply(&field.name));
                         if fields.iter().any(|f: &FieldEntry| f.name == json) {
@@ -203,6 +215,17 @@ impl TypeEnv<'_> {
                 detail: Some("only sets of enumerations are supported".into()),
             }),
         }
+    }
+}
+
+/// A `TStrings` inside a record or array: the stub could not free it.
+fn nested_strings(name: &str) -> Rejection {
+    Rejection {
+        kind: Unsupported::Class,
+        name: name.to_string(),
+        detail: Some(
+            "`TStrings` only as a parameter or result (the stub creates and frees the list); use an array of string inside records and arrays".into(),
+        ),
     }
 }
 
