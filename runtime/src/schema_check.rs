@@ -56,29 +56,35 @@ pub fn check(schema: &Value, value: &Value, path: &str, problems: &mut Vec<Argum
     match value {
         Value::Number(n) => number(schema, n, path, problems),
         Value::String(s) => {
-            let units = s.chars().count() as u64;
-            if let Some(min) = schema.get("minLength").and_then(Value::as_u64) {
-                if units < min {
-                    push(
-                        problems,
-                        path,
-                        format!("expected at least {min} characters, got {units}"),
-                    );
-                }
-            }
-            if let Some(max) = schema.get("maxLength").and_then(Value::as_u64) {
-                if units > max {
-                    push(
-                        problems,
-                        path,
-                        format!("expected at most {max} characters, got {units}"),
-                    );
-                }
-            }
+            let count = s.chars().count() as u64;
+            let bounds = ("minLength", "maxLength", "characters");
+            count_bounds(schema, bounds, count, path, problems);
         }
         Value::Array(items) => array(schema, items, path, problems),
         Value::Object(members) => object(schema, members, path, problems),
         _ => {}
+    }
+}
+
+/// Checks `count` against the keywords `(min, max, what they count)` of `schema`.
+fn count_bounds(
+    schema: &Map<String, Value>,
+    (min_key, max_key, unit): (&str, &str, &str),
+    count: u64,
+    path: &str,
+    problems: &mut Vec<ArgumentProblem>,
+) {
+    if let Some(min) = schema.get(min_key).and_then(Value::as_u64) {
+        if count < min {
+            let message = format!("expected at least {min} {unit}, got {count}");
+            push(problems, path, message);
+        }
+    }
+    if let Some(max) = schema.get(max_key).and_then(Value::as_u64) {
+        if count > max {
+            let message = format!("expected at most {max} {unit}, got {count}");
+            push(problems, path, message);
+        }
     }
 }
 
@@ -177,25 +183,8 @@ fn array(
     path: &str,
     problems: &mut Vec<ArgumentProblem>,
 ) {
-    let count = items.len() as u64;
-    if let Some(min) = schema.get("minItems").and_then(Value::as_u64) {
-        if count < min {
-            push(
-                problems,
-                path,
-                format!("expected at least {min} items, got {count}"),
-            );
-        }
-    }
-    if let Some(max) = schema.get("maxItems").and_then(Value::as_u64) {
-        if count > max {
-            push(
-                problems,
-                path,
-                format!("expected at most {max} items, got {count}"),
-            );
-        }
-    }
+    let bounds = ("minItems", "maxItems", "items");
+    count_bounds(schema, bounds, items.len() as u64, path, problems);
     if schema.get("uniqueItems") == Some(&Value::Bool(true)) {
         for (i, item) in items.iter().enumerate() {
             if items[..i].contains(item) {
