@@ -7,7 +7,8 @@ set -euo pipefail
 
 # gcc and libc6-dev: the C start-up files and libraries fpc links a shared library against
 # (crti.o, crtbeginS.o, libc); the fpc packages do not pull them in. Rust's linker needs them too.
-packages=(fp-compiler-3.2.2 fp-units-rtl-3.2.2 gcc libc6-dev)
+# fp-units-fcl/base: fpjson, which JSON handlers (examples/values) use.
+packages=(fp-compiler-3.2.2 fp-units-rtl-3.2.2 fp-units-fcl-3.2.2 fp-units-base-3.2.2 gcc libc6-dev)
 
 as_root() {
   if [ "$(id -u)" = 0 ]; then

@@ -239,14 +239,14 @@ mod tests {
         let unit = write(
             dir.path(),
             "Bad.pas",
-            "unit Bad;\ninterface\n[McpTool]\nprocedure Swap(var A: Integer);\nimplementation\nprocedure Swap(var A: Integer);\nbegin\nend;\nend.\n",
+            "unit Bad;\ninterface\n[McpTool]\nprocedure Swap(A: Pointer);\nimplementation\nprocedure Swap(A: Pointer);\nbegin\nend;\nend.\n",
         );
         let error = Builder::new()
             .unit(&unit)
             .out_dir(dir.path().join("out"))
             .cargo_directives(false)
             .generate()
-            .expect_err("var parameters are rejected");
+            .expect_err("pointer parameters are rejected");
         let text = error.to_string();
         assert!(text.contains("Bad.pas:4:"), "{text}");
         assert!(!dir.path().join("out").exists());

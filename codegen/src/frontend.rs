@@ -8,6 +8,7 @@
 //! list without duplicates ([`Run`]); [`changed_files`] and [`write_changed`] compare and write
 //! the generated files.
 
+use crate::model::ModelOptions;
 use crate::types::Target;
 use crate::{GenerateError, Generated, Outcome, UnitInput};
 use delphi_mcp_manifest::Manifest;
@@ -343,9 +344,25 @@ pub fn generate_units(
     options: &ParseOptions,
     name: Option<&str>,
 ) -> Result<Run<Generated>, FrontendError> {
+    generate_units_with(paths, options, name, ModelOptions::default())
+}
+
+/// [`generate_units`] with model options (`--naming`).
+pub fn generate_units_with(
+    paths: &[PathBuf],
+    options: &ParseOptions,
+    name: Option<&str>,
+    model: ModelOptions,
+) -> Result<Run<Generated>, FrontendError> {
     run_units(paths, options, name, |loaded, name| {
         let inputs = loaded.inputs();
-        Ok(crate::generate(&loaded.db, &inputs, &loaded.target, name)?)
+        Ok(crate::generate_with(
+            &loaded.db,
+            &inputs,
+            &loaded.target,
+            name,
+            model,
+        )?)
     })
 }
 
@@ -355,13 +372,24 @@ pub fn manifest_units(
     options: &ParseOptions,
     name: Option<&str>,
 ) -> Result<Run<Manifest>, FrontendError> {
+    manifest_units_with(paths, options, name, ModelOptions::default())
+}
+
+/// [`manifest_units`] with model options (`--naming`).
+pub fn manifest_units_with(
+    paths: &[PathBuf],
+    options: &ParseOptions,
+    name: Option<&str>,
+    model: ModelOptions,
+) -> Result<Run<Manifest>, FrontendError> {
     run_units(paths, options, name, |loaded, name| {
         let inputs = loaded.inputs();
-        Ok(crate::manifest_of(
+        Ok(crate::manifest_with(
             &loaded.db,
             &inputs,
             &loaded.target,
             name,
+            model,
         ))
     })
 }

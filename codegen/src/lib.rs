@@ -67,7 +67,18 @@ pub fn manifest_of(
     target: &Target,
     name: &str,
 ) -> Outcome<Manifest> {
-    let outcome = model::build_model(db, inputs, target);
+    manifest_with(db, inputs, target, name, model::ModelOptions::default())
+}
+
+/// [`manifest_of`] with model options (`--naming`).
+pub fn manifest_with(
+    db: &SourceDb,
+    inputs: &[UnitInput<'_>],
+    target: &Target,
+    name: &str,
+    options: model::ModelOptions,
+) -> Outcome<Manifest> {
+    let outcome = model::build_model_with(db, inputs, target, options);
     let failed = outcome.diagnostics.iter().any(Diagnostic::is_error);
     Outcome {
         output: (!failed).then(|| schema::build_manifest(&outcome.model, name)),
@@ -82,7 +93,18 @@ pub fn generate(
     target: &Target,
     name: &str,
 ) -> Result<Outcome<Generated>, GenerateError> {
-    let outcome = model::build_model(db, inputs, target);
+    generate_with(db, inputs, target, name, model::ModelOptions::default())
+}
+
+/// [`generate`] with model options (`--naming`).
+pub fn generate_with(
+    db: &SourceDb,
+    inputs: &[UnitInput<'_>],
+    target: &Target,
+    name: &str,
+    options: model::ModelOptions,
+) -> Result<Outcome<Generated>, GenerateError> {
+    let outcome = model::build_model_with(db, inputs, target, options);
     if outcome.diagnostics.iter().any(Diagnostic::is_error) {
         return Ok(Outcome {
             output: None,

@@ -2,14 +2,18 @@
 //! skeleton (templates in `templates/pascal/`, through [`crate::templates`]) and the fixed
 //! units copied verbatim.
 
+mod steps;
+
 use crate::model::{Model, Tool};
 use crate::resolve::{Conv, Resolved};
 use crate::schema::export_symbol;
 use crate::templates::{self, RenderError};
 use delphi_mcp_manifest::Manifest;
+use delphi_mcp_parser::ast::ParamMode;
 use minijinja::context;
 use minijinja::value::Serde;
 use serde::Serialize;
+use steps::{Step, Steps};
 
 /// The generated exports unit.
 pub const EXPORTS_UNIT: &str = "McpExports.pas";
@@ -28,17 +32,29 @@ pub fn support_unit(file: &str) -> &'static str {
 #[derive(Serialize)]
 struct ParamCtx {
     index: usize,
+    src: &'static str,
+    at: String,
     var: String,
     name_lit: String,
     pascal_type: String,
     conv: Conv,
     default: Option<String>,
+    /// ABI 2: how a composite argument is read (instead of `get`).
+    steps: Option<Vec<Step>>,
 }
 
 #[derive(Serialize)]
 struct ResultCtx {
     pascal_type: String,
     conv: Conv,
+    dest: &'static str,
+    src: &'static str,
+}
+
+#[derive(Serialize)]
+struct LocalCtx {
+    var: String,
+    pascal_type: String,
 }
 
 #[derive(Serialize)]
@@ -48,9 +64,16 @@ struct ToolCtx {
     export: String,
     routine: String,
     source: String,
-    temps: Vec<&'static str>,
+    temps: Vec<String>,
     params: Vec<ParamCtx>,
+    locals: Vec<LocalCtx>,
     result: Option<ResultCtx>,
+    /// ABI 2: how a composite result or the out record of `var`/`out` parameters is written
+    /// (instead of `put`).
+    result_steps: Option<Vec<Step>>,
+    /// Lines before `try` (writer and list initialisation) and in `finally` (their release).
+    prologue: Vec<String>,
+    epilogue: Vec<String>,
     instance_class: Option<String>,
     resolver: Option<String>,
     resolver_lit: Option<String>,
@@ -94,6 +117,13 @@ pub fn pascal_string(text: &str) -> String {
 
 fn temp_for(conv: &Conv) -> &'static str {
     match conv {
+        // Composites declare their own temporaries (`steps`).
+        Conv::Record { .. }
+        | Conv::Array { .. }
+        | Conv::Set { .. }
+        | Conv::Bytes
+        | Conv::Strings { .. } => "__McpC: Integer",
+        Conv::JsonObject | Conv::JsonValue => "__McpR: RawByteString",
         Conv::Int | Conv::Enum | Conv::Comp => "__McpI: Int64",
         Conv::Uint => "__McpU: UInt64",
         Conv::Double | Conv::Single | Conv::Currency | Conv::DateTime => "__McpD: Double",
@@ -107,32 +137,107 @@ fn temp_for(conv: &Conv) -> &'static str {
 
 fn tool_ctx(index: usize, tool: &Tool) -> ToolCtx {
     let mut params = Vec::new();
+    let mut locals = Vec::new();
     let mut call_args = Vec::new();
-    let mut temps: Vec<&'static str> = Vec::new();
+    let mut temps: Vec<String> = Vec::new();
+    let mut outputs: Vec<(&Resolved, String)> = Vec::new();
+    let mut prologue = Vec::new();
+    let mut epilogue = Vec::new();
     for (position, param) in tool.params.iter().enumerate() {
-        match &param.resolved {
-            Some(Resolved {
-                conv, pascal_type, ..
-            }) => {
-                let var = format!("__McpA{position}");
-                call_args.push(var.clone());
-                let temp = temp_for(conv);
-                if !temps.contains(&temp) {
-                    temps.push(temp);
-                }
-                params.push(ParamCtx {
-                    index: params.len(),
-                    var,
-                    name_lit: pascal_string(&param.name),
-                    pascal_type: pascal_type.clone(),
-                    conv: conv.clone(),
-                    default: param.default_pascal.clone(),
-                });
+        let Some(resolved) = &param.resolved else {
+            call_args.push("nil".to_string());
+            continue;
+        };
+        let Resolved {
+            conv, pascal_type, ..
+        } = resolved;
+        let var = format!("__McpA{position}");
+        call_args.push(var.clone());
+        locals.push(LocalCtx {
+            var: var.clone(),
+            pascal_type: pascal_type.clone(),
+        });
+        if matches!(conv, Conv::Strings { .. } | Conv::JsonObject) {
+            prologue.push(format!("{var} := nil;"));
+            epilogue.push(format!("{var}.Free;"));
+        }
+        if matches!(param.mode, ParamMode::Var | ParamMode::Out) {
+            outputs.push((resolved, var.clone()));
+        }
+        if param.mode == ParamMode::Out {
+            continue;
+        }
+        let mut steps = None;
+        if *conv == Conv::JsonObject {
+            let mut read = Steps::default();
+            read.read_json_arguments(params.len(), &var);
+            temps.push(temp_for(conv).to_string());
+            steps = Some(read.steps);
+        } else if conv.is_composite() {
+            let mut read = Steps::default();
+            read.read_argument(resolved, params.len(), &var, &param.json_name);
+            temps.extend(read.temps);
+            steps = Some(read.steps);
+        } else {
+            temps.push(temp_for(conv).to_string());
+        }
+        params.push(ParamCtx {
+            index: params.len(),
+            src: "__McpArgs",
+            at: params.len().to_string(),
+            var,
+            name_lit: pascal_string(&param.json_name),
+            pascal_type: pascal_type.clone(),
+            conv: conv.clone(),
+            default: param.default_pascal.clone(),
+            steps,
+        });
+    }
+    let mut result_steps = None;
+    let composite_result = tool.result.as_ref().filter(|r| r.conv.is_composite());
+    if !outputs.is_empty() || composite_result.is_some() {
+        let mut write = Steps::default();
+        if outputs.is_empty() {
+            if let Some(result) = composite_result {
+                write.write_result(result, "__McpRes");
             }
-            None => call_args.push("nil".to_string()),
+        } else {
+            let mut values: Vec<(&Resolved, String)> = Vec::new();
+            if let Some(result) = &tool.result {
+                values.push((result, "__McpRes".into()));
+            }
+            values.extend(outputs);
+            write.write_out_record(&values);
+        }
+        if uses_writer(&write) {
+            temps.push("__McpW: __TMcpWriter".into());
+            prologue.push("__McpWInit(__McpW);".into());
+            epilogue.push("if __McpW.Buf <> nil then".into());
+            epilogue.push("  __McpWFree(__McpW);".into());
+        }
+        temps.extend(write.temps);
+        result_steps = Some(write.steps);
+    }
+    if let Some(result) = &tool.result {
+        if matches!(result.conv, Conv::Strings { .. }) {
+            // The stub owns a TStrings result: it frees it after copying.
+            prologue.push("__McpRes := nil;".into());
+            epilogue.push("__McpRes.Free;".into());
+        }
+        if result.conv == Conv::JsonValue {
+            // The handler hands its result over: the stub frees it after writing its text,
+            // unless it is the arguments object (freed once, as the argument).
+            let mut write = Steps::default();
+            write.write_json_result();
+            temps.push(temp_for(&result.conv).to_string());
+            result_steps = Some(write.steps);
+            prologue.push("__McpRes := nil;".into());
+            epilogue.push("if TObject(__McpRes) <> TObject(__McpA0) then".into());
+            epilogue.push("  __McpRes.Free;".into());
         }
     }
     temps.sort_unstable();
+    temps.dedup();
     let callee = match &tool.instance_class {
         Some(_) => format!("__McpObj.{}", tool.callee),
         None => tool.callee.clone(),
@@ -158,15 +263,29 @@ fn tool_ctx(index: usize, tool: &Tool) -> ToolCtx {
         ),
         temps,
         params,
+        locals,
         result: tool.result.as_ref().map(|r| ResultCtx {
             pascal_type: r.pascal_type.clone(),
             conv: r.conv.clone(),
+            dest: "__McpOut",
+            src: "__McpRes",
         }),
+        result_steps,
+        prologue,
+        epilogue,
         instance_class: tool.instance_class.clone(),
         resolver_lit: resolver.as_deref().map(pascal_string),
         resolver,
         call,
     }
+}
+
+/// Whether written steps use the block writer (everything but a bare `TBytes` result).
+fn uses_writer(steps: &Steps) -> bool {
+    steps.steps.iter().any(|s| match s {
+        Step::Line { text } => text.contains("__McpW"),
+        _ => false,
+    })
 }
 
 fn manifest_bytes(json: &str) -> String {
@@ -216,8 +335,32 @@ pub fn render_stubs(model: &Model, manifest: &Manifest) -> Result<PascalFiles, R
         .enumerate()
         .map(|(i, t)| tool_ctx(i, t))
         .collect();
+    // Units the stubs of composite values name types of (before the user units, whose
+    // identifiers must win).
+    let convs: Vec<&Conv> = model
+        .tools
+        .iter()
+        .flat_map(|t| {
+            t.params
+                .iter()
+                .filter_map(|p| p.resolved.as_ref())
+                .chain(&t.result)
+        })
+        .map(|r| &r.conv)
+        .collect();
+    let mut support_uses = Vec::new();
+    if convs.iter().any(|c| c.is_composite()) {
+        support_uses.push("{$IFDEF FPC}SysUtils{$ELSE}System.SysUtils{$ENDIF}");
+    }
+    if convs.iter().any(|c| matches!(c, Conv::Strings { .. })) {
+        support_uses.push("{$IFDEF FPC}Classes{$ELSE}System.Classes{$ENDIF}");
+    }
+    if convs.iter().any(|c| **c == Conv::JsonObject) {
+        support_uses.push("{$IFDEF FPC}fpjson, jsonparser{$ELSE}System.JSON{$ENDIF}");
+    }
     let common = context! {
         generator => manifest.generator.clone(),
+        support_uses => support_uses,
         abi_version => manifest.abi_version,
         units => model.units.clone(),
         tools => Serde(tools),

@@ -8,8 +8,10 @@ use delphi_mcp_parser::ast::{
 };
 use delphi_mcp_parser::eval::{eval_with, ConstLookup};
 
+mod composite;
+
 /// How the stub converts a value (selects the conversion snippet in the templates).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Conv {
     /// Signed integer types, subranges: checked against `Low(T)..High(T)` as Int64.
@@ -45,10 +47,63 @@ pub enum Conv {
     AnsiChar,
     /// TDateTime / TDate / TTime (a Double across the ABI).
     DateTime,
+    /// A record (ABI 2 block): its fields in order.
+    Record {
+        /// The fields.
+        fields: Vec<FieldConv>,
+    },
+    /// An array (ABI 2 block).
+    Array {
+        /// The item type.
+        item: Box<Resolved>,
+        /// A static array's item count.
+        fixed: Option<u32>,
+    },
+    /// A set of an enumeration (ABI 2: an array of ordinals).
+    Set {
+        /// The enumeration's Pascal type.
+        element: String,
+    },
+    /// `TBytes` (ABI 2 `bytes`).
+    Bytes,
+    /// The `TJSONObject` argument of a JSON handler (ABI: the arguments' JSON text).
+    JsonObject,
+    /// The `TJSONValue` (`TJSONData` under Free Pascal) result of a JSON handler.
+    JsonValue,
+    /// `TStrings` / `TStringList` (ABI 2: an array of strings); the stub creates the list.
+    Strings {
+        /// The class the stub creates and frees (`TStringList` for both).
+        class: String,
+    },
+}
+
+impl Conv {
+    /// Whether the value crosses as an ABI 2 block or bytes.
+    pub fn is_composite(&self) -> bool {
+        matches!(
+            self,
+            Conv::Record { .. }
+                | Conv::Array { .. }
+                | Conv::Set { .. }
+                | Conv::Bytes
+                | Conv::Strings { .. }
+        )
+    }
+}
+
+/// One field of a record, for the stub.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct FieldConv {
+    /// The Pascal field name.
+    pub pascal: String,
+    /// The JSON key (for the stub's messages).
+    pub json: String,
+    /// Its type.
+    pub resolved: Resolved,
 }
 
 /// A resolved type: what the manifest and the stub need.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Resolved {
     /// The manifest value type (schema, ABI kind, bounds).
     pub value: ValueType,
@@ -86,6 +141,8 @@ pub struct TypeEnv<'a> {
     types: Vec<(String, TypeEntry<'a>)>,
     consts: Vec<(String, usize, &'a Expr)>,
     target: Target,
+    /// The naming policy of record fields without `[McpName]` or `[McpNaming]`.
+    naming: delphi_mcp_manifest::naming::ArgumentNaming,
 }
 
 const MAX_DEPTH: usize = 32;
@@ -132,7 +189,14 @@ impl<'a> TypeEnv<'a> {
             types,
             consts,
             target,
+            naming: Default::default(),
         }
+    }
+
+    /// Sets the naming policy of record fields (`--naming`).
+    pub fn with_naming(mut self, naming: delphi_mcp_manifest::naming::ArgumentNaming) -> Self {
+        self.naming = naming;
+        self
     }
 
     /// The target sizes are taken from.
@@ -178,7 +242,7 @@ impl<'a> TypeEnv<'a> {
         self.resolve_depth(ty, home, 0, None)
     }
 
-    fn resolve_depth(
+    pub(crate) fn resolve_depth(
         &self,
         ty: &TypeRef,
         home: usize,
@@ -201,12 +265,21 @@ impl<'a> TypeEnv<'a> {
             TypeRefKind::Named { name, generic_args } => {
                 if !generic_args.is_empty() {
                     let last = name.rsplit('.').next().unwrap_or(name);
-                    let kind = if last.eq_ignore_ascii_case("TArray") {
-                        Unsupported::Array
-                    } else {
-                        Unsupported::Other
-                    };
-                    return Err(reject(kind, Some("a generic instance".into())));
+                    if last.eq_ignore_ascii_case("TArray") && generic_args.len() == 1 {
+                        let pascal = outer.unwrap_or_else(|| ty.text.to_string());
+                        return self.array_of(&generic_args[0], home, depth, None, pascal);
+                    }
+                    return Err(reject(
+                        Unsupported::Other,
+                        Some("a generic instance".into()),
+                    ));
+                }
+                if let Some(found) =
+                    self.known_composite(name, outer.clone().unwrap_or_else(|| ty.text.to_string()))
+                {
+                    if self.find_type(name, home).is_none() {
+                        return Ok(found);
+                    }
                 }
                 if let Some(entry) = self.find_type(name, home) {
                     let qualified = format!("{}.{}", self.unit_name(entry.unit), entry.decl.name);
@@ -303,8 +376,34 @@ impl<'a> TypeEnv<'a> {
                     pascal_type: pascal,
                 })
             }
-            TypeRefKind::ArrayOf { .. } | TypeRefKind::StaticArray { .. } => {
-                Err(reject(Unsupported::Array, None))
+            TypeRefKind::ArrayOf {
+                element: Some(element),
+            } => {
+                let mut array = self.array_of(element, home, depth, None, String::new())?;
+                array.pascal_type = match outer {
+                    Some(named) => named,
+                    None => match &array.conv {
+                        Conv::Array { item, .. } => format!("array of {}", item.pascal_type),
+                        _ => ty.text.to_string(),
+                    },
+                };
+                Ok(array)
+            }
+            TypeRefKind::ArrayOf { element: None } => Err(reject(
+                Unsupported::Array,
+                Some("`array of const` has no JSON form".into()),
+            )),
+            TypeRefKind::StaticArray { element } => {
+                let count = self
+                    .static_count(ty, home)
+                    .map_err(|why| reject(Unsupported::Array, Some(why)))?;
+                let Some(pascal) = outer else {
+                    return Err(reject(
+                        Unsupported::Array,
+                        Some("declare a named type for a static array".into()),
+                    ));
+                };
+                self.array_of(element, home, depth, Some(count), pascal)
             }
             TypeRefKind::Pointer { .. } => Err(reject(Unsupported::Pointer, None)),
             TypeRefKind::Other => {
@@ -403,6 +502,9 @@ impl<'a> TypeEnv<'a> {
                     )),
                 }
             }
+            TypeDef::Structured(st) if st.kind == StructuredKind::Record => {
+                self.record(entry, st, depth, pascal)
+            }
             TypeDef::Structured(st) => Err(reject(
                 match st.kind {
                     StructuredKind::Class => Unsupported::Class,
@@ -416,7 +518,7 @@ impl<'a> TypeEnv<'a> {
                 },
                 None,
             )),
-            TypeDef::Set { .. } => Err(reject(Unsupported::Set, None)),
+            TypeDef::Set { element } => self.set_of(element, entry.unit, depth, &decl.name, pascal),
             TypeDef::ClassRef { .. } => Err(reject(Unsupported::Class, None)),
             TypeDef::Pointer { .. } => Err(reject(Unsupported::Pointer, None)),
             TypeDef::Procedural(_) => Err(reject(Unsupported::Procedural, None)),

@@ -4,18 +4,22 @@ use crate::model::{Model, Tool};
 use crate::types::json_schema;
 use delphi_mcp_manifest::abi::ABI_VERSION;
 use delphi_mcp_manifest::{
-    DelphiBinding, Manifest, ParamEntry, ToolEntry, MANIFEST_FORMAT_VERSION,
+    DelphiBinding, Manifest, OutputEntry, ParamEntry, ToolEntry, MANIFEST_FORMAT_VERSION,
 };
 use serde_json::{json, Map, Value};
 
 /// The JSON Schema dialect every schema declares.
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
-/// The `inputSchema` of a tool: an object of its parameters, strict.
+/// The `inputSchema` of a tool: an object of its parameters, strict (a JSON handler's: the
+/// schema its attribute gives).
 pub fn input_schema(tool: &Tool) -> Value {
+    if let Some(schema) = &tool.json_schema {
+        return schema.clone();
+    }
     let mut properties = Map::new();
     let mut required = Vec::new();
-    for param in &tool.params {
+    for param in tool.params.iter().filter(|p| p.in_schema()) {
         let Some(resolved) = &param.resolved else {
             continue;
         };
@@ -29,9 +33,9 @@ pub fn input_schema(tool: &Tool) -> Value {
             }
         }
         if param.default_pascal.is_none() {
-            required.push(Value::String(param.name.clone()));
+            required.push(Value::String(param.json_name.clone()));
         }
-        properties.insert(param.name.clone(), schema);
+        properties.insert(param.json_name.clone(), schema);
     }
     json!({
         "$schema": DIALECT,
@@ -43,17 +47,30 @@ pub fn input_schema(tool: &Tool) -> Value {
 }
 
 /// The `outputSchema` of a tool: `{"result": T}` for a function, `{"success": true}` for a
-/// procedure.
+/// procedure, and beside either each `var`/`out` parameter.
 pub fn output_schema(tool: &Tool) -> Value {
     let (key, schema) = match &tool.result {
         Some(result) => ("result", json_schema(&result.value)),
         None => ("success", json!({"const": true})),
     };
+    let mut properties = Map::new();
+    properties.insert(key.into(), schema);
+    let mut required = vec![Value::String(key.into())];
+    for param in tool.params.iter().filter(|p| p.is_output()) {
+        if let Some(resolved) = &param.resolved {
+            let mut schema = json_schema(&resolved.value);
+            if let (Some(text), Value::Object(map)) = (&param.description, &mut schema) {
+                map.insert("description".into(), Value::String(text.clone()));
+            }
+            properties.insert(param.json_name.clone(), schema);
+            required.push(Value::String(param.json_name.clone()));
+        }
+    }
     json!({
         "$schema": DIALECT,
         "type": "object",
-        "properties": { key: schema },
-        "required": [key],
+        "properties": properties,
+        "required": required,
         "additionalProperties": false,
     })
 }
@@ -77,9 +94,10 @@ pub fn build_manifest(model: &Model, name: &str) -> Manifest {
                 params: tool
                     .params
                     .iter()
+                    .filter(|p| p.in_schema() && tool.json_schema.is_none())
                     .filter_map(|p| {
                         p.resolved.as_ref().map(|r| ParamEntry {
-                            name: p.name.clone(),
+                            name: p.json_name.clone(),
                             delphi_type: p.delphi_type.clone(),
                             ty: r.value.clone(),
                             optional: p.default_pascal.is_some(),
@@ -88,6 +106,19 @@ pub fn build_manifest(model: &Model, name: &str) -> Manifest {
                     })
                     .collect(),
                 result: tool.result.as_ref().map(|r| r.value.clone()),
+                outputs: tool
+                    .params
+                    .iter()
+                    .filter(|p| p.is_output())
+                    .filter_map(|p| {
+                        p.resolved.as_ref().map(|r| OutputEntry {
+                            name: p.json_name.clone(),
+                            delphi_type: p.delphi_type.clone(),
+                            ty: r.value.clone(),
+                        })
+                    })
+                    .collect(),
+                json_arguments: tool.json_schema.is_some(),
                 source: tool.source.clone(),
             },
         })

@@ -245,6 +245,52 @@ pub fn json_schema(ty: &ValueType) -> serde_json::Value {
             "type": "string",
             "enum": members.iter().map(|m| m.name.clone()).collect::<Vec<_>>(),
         }),
+        ValueType::Record { fields, .. } => {
+            let mut properties = serde_json::Map::new();
+            for field in fields {
+                let mut schema = json_schema(&field.ty);
+                if let (Some(text), serde_json::Value::Object(map)) =
+                    (&field.description, &mut schema)
+                {
+                    map.insert("description".into(), text.clone().into());
+                }
+                properties.insert(field.name.clone(), schema);
+            }
+            let required: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+            json!({
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": false,
+            })
+        }
+        ValueType::Array {
+            items,
+            min_items,
+            max_items,
+        } => {
+            let mut schema = json!({"type": "array", "items": json_schema(items)});
+            if let serde_json::Value::Object(map) = &mut schema {
+                if let Some(n) = min_items {
+                    map.insert("minItems".into(), (*n).into());
+                }
+                if let Some(n) = max_items {
+                    map.insert("maxItems".into(), (*n).into());
+                }
+            }
+            schema
+        }
+        ValueType::Set { members, .. } => json!({
+            "type": "array",
+            "items": {
+                "type": "string",
+                "enum": members.iter().map(|m| m.name.clone()).collect::<Vec<_>>(),
+            },
+            "uniqueItems": true,
+        }),
+        ValueType::Bytes => json!({"type": "string", "contentEncoding": "base64"}),
+        ValueType::Strings => json!({"type": "array", "items": {"type": "string"}}),
+        ValueType::Json => json!({}),
     }
 }
 
@@ -306,11 +352,11 @@ impl Unsupported {
     /// What the table calls it.
     pub fn what(self) -> &'static str {
         match self {
-            Unsupported::VarOut => "`var` / `out` parameters",
+            Unsupported::VarOut => "`[McpNil]` on `var` / `out` parameters",
             Unsupported::Untyped => "untyped parameters (`const X`, `var X`)",
-            Unsupported::Record => "records and `object` types",
-            Unsupported::Array => "arrays (static, dynamic, open, `array of const`)",
-            Unsupported::Set => "sets (`set of T`)",
+            Unsupported::Record => "`object` types, records with a variant part or a field the table rejects",
+            Unsupported::Array => "`array of const`, multi-dimensional or non-integer-indexed static arrays, anonymous static arrays",
+            Unsupported::Set => "sets of anything but an enumeration, anonymous `set of` types",
             Unsupported::Pointer => "pointers (`^T`, `Pointer`, `PChar`, `PAnsiChar`, ...)",
             Unsupported::Class => "classes and class references (`TObject`, `class of T`)",
             Unsupported::Interface => "interfaces",
@@ -323,11 +369,11 @@ impl Unsupported {
     /// Why it is rejected (the diagnostic's help text).
     pub fn reason(self) -> &'static str {
         match self {
-            Unsupported::VarOut => "a tool receives JSON values and returns one result; use the function result instead",
+            Unsupported::VarOut => "a var or out parameter is returned to the client beside the result; it cannot be nil",
             Unsupported::Untyped => "an untyped parameter has no JSON form",
-            Unsupported::Record => "records are not supported yet; pass the fields as separate parameters",
-            Unsupported::Array => "arrays are not supported yet; pass a delimited string",
-            Unsupported::Set => "sets are not supported yet; pass one Boolean parameter per member",
+            Unsupported::Record => "a record is a JSON object of all its fields; declare it in a parsed unit without a variant part, with fields of the table",
+            Unsupported::Array => "declare a named type `TItems = array[1..3] of T` (integer bounds) or use a dynamic array",
+            Unsupported::Set => "declare a named type `TColors = set of TColor` of an enumeration declared in a parsed unit",
             Unsupported::Pointer => "a pointer has no JSON form; mark the parameter `[McpNil]` to always pass nil",
             Unsupported::Class => "an object has no JSON form; mark the parameter `[McpNil]` to always pass nil, or use `[McpInstance]` for the object a method runs on",
             Unsupported::Interface => "an interface has no JSON form; mark the parameter `[McpNil]` to always pass nil",
@@ -357,8 +403,6 @@ pub const REJECTED_NAMES: &[(&str, Unsupported)] = &[
     ("TObject", Unsupported::Class),
     ("TComponent", Unsupported::Class),
     ("TPersistent", Unsupported::Class),
-    ("TStrings", Unsupported::Class),
-    ("TStringList", Unsupported::Class),
     ("TStream", Unsupported::Class),
     ("TDataModule", Unsupported::Class),
     ("TClass", Unsupported::Class),
@@ -367,8 +411,6 @@ pub const REJECTED_NAMES: &[(&str, Unsupported)] = &[
     ("IUnknown", Unsupported::Interface),
     ("Variant", Unsupported::Other),
     ("OleVariant", Unsupported::Other),
-    ("TBytes", Unsupported::Array),
-    ("TArray", Unsupported::Array),
     ("TNotifyEvent", Unsupported::Procedural),
     ("TProc", Unsupported::Procedural),
     ("TFunc", Unsupported::Procedural),
@@ -396,14 +438,7 @@ fn schema_text(ty: &ValueType) -> String {
 }
 
 fn abi_text(ty: &ValueType) -> &'static str {
-    match ty.abi_kind() {
-        delphi_mcp_manifest::abi::AbiKind::Absent => "absent",
-        delphi_mcp_manifest::abi::AbiKind::Bool => "bool",
-        delphi_mcp_manifest::abi::AbiKind::Int => "int",
-        delphi_mcp_manifest::abi::AbiKind::UInt => "uint",
-        delphi_mcp_manifest::abi::AbiKind::Double => "double",
-        delphi_mcp_manifest::abi::AbiKind::String => "string",
-    }
+    ty.abi_kind().name()
 }
 
 /// Renders `docs/types.md` from the table (a test keeps the checked-in file equal to this).
@@ -464,6 +499,45 @@ pub fn render_types_doc() -> String {
          | `TAge = Integer`, `TName = type string` | as the aliased type | as the aliased type | aliases and distinct types resolve through every parsed unit |\n\
          | `TShort = String[20]` | `{\"type\":\"string\",\"maxLength\":20}` | string | at most N bytes in the ANSI code page |\n\
          | `TLatin = AnsiString(1252)` | `{\"type\":\"string\"}` | string | code page N; 1252, 28591, 20127 and 65001 are converted by the stub itself, others through the RTL with a round-trip check |\n\n",
+    );
+    out.push_str(
+        "## Composite values (ABI 2)\n\n\
+         They cross the library boundary as a block of ABI values (`docs/abi.md`, \"Composite\n\
+         values\"); the runtime validates the whole value against the schema first, and a problem is\n\
+         named by its path: `argument \"Origin.Y\": missing; ...`, `argument \"Points[2]\": expected\n\
+         ..., got a string`.\n\n\
+         | declaration | JSON Schema | ABI | notes |\n|---|---|---|---|\n\
+         | `TPoint = record X, Y: Integer; end` (also `packed`) | `{\"type\":\"object\",\"properties\":{\"X\":...,\"Y\":...},\"required\":[\"X\",\"Y\"],\"additionalProperties\":false}` | record | every field required, no other key; field descriptions from `///` comments; nested records and arrays as fields; variant parts are rejected with the field named |\n\
+         | `array of T`, `TArray<T>`, `TItems = array of T`, `const A: array of T` (open array) | `{\"type\":\"array\",\"items\":...}` | array | items of any type of the table, nested arrays and arrays of records included |\n\
+         | `TTriple = array[1..3] of T` | `{\"type\":\"array\",\"items\":...,\"minItems\":3,\"maxItems\":3}` | array | exactly that many items; bounds are integer literals or constants |\n\
+         | `TColors = set of TColor` | `{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[...]},\"uniqueItems\":true}` | array of int (ordinals) | member names, each at most once; results list them in ordinal order |\n\
+         | `TBytes` | `{\"type\":\"string\",\"contentEncoding\":\"base64\"}` | bytes | standard base64 with padding. `TBytes` is told apart by its name: `array of Byte` and `TArray<Byte>` are arrays of integers 0..255 |\n\
+         | `TStrings`, `TStringList` | `{\"type\":\"array\",\"items\":{\"type\":\"string\"}}` | array of string | parameters: the stub creates a `TStringList`, fills it and frees it after the call; results: the stub frees the list the routine returned after copying it (the routine hands over ownership); parameters and results only, not inside records or arrays |\n\n\
+         `var` and `out` parameters are returned beside the result: `function TryParse(const S: string;\n\
+         out Value: Integer): Boolean` answers `{\"result\": true, \"Value\": 42}` (a procedure:\n\
+         `{\"success\": true, ...}`); `var` parameters are arguments too, `out` parameters are not. The\n\
+         `outputSchema` lists them, all required.\n\n\
+         ## Argument names\n\n\
+         The JSON key of a parameter, record field or `var`/`out` output is its Pascal name, unless\n\
+         `[McpName('query')]` on it gives another, or a naming policy applies: `[McpNaming('camelCase')]`\n\
+         (or `'snake_case'`, `'asDeclared'`) on the routine, its class, or the record type, else\n\
+         `--naming` of `gen`/`manifest`. Names must stay unique after conversion (an error names both\n\
+         parameters), and a `var`/`out` parameter may not become `result` or `success`.\n\n\
+         ## JSON handlers\n\n\
+         `function X(const Args: TJSONObject): TJSONValue` (`System.JSON`; under Free Pascal\n\
+         `TJSONData` of `fpjson`) with `[McpInputSchema('{...}')]` (an inline schema) or\n\
+         `[McpSchemaFile('X.schema.json')]` (a file next to the unit) is a tool whose input schema is\n\
+         that schema. It must be a JSON object with `\"type\": \"object\"` and may use only the\n\
+         keywords the runtime checks: `type`, `properties`, `required`, `additionalProperties`,\n\
+         `items`, `enum`, `const`, `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`,\n\
+         `minLength`, `maxLength`, `minItems`, `maxItems`, `uniqueItems` (and the annotations\n\
+         `$schema`, `$comment`, `title`, `description`, `default`, `examples`); any other keyword is\n\
+         an error at generation, so nothing is silently unchecked. The runtime rejects duplicate keys\n\
+         and checks the whole arguments object before the call; the stub parses its JSON text into\n\
+         the `TJSONObject` and frees it after the call, and frees the result after writing its JSON\n\
+         (the handler hands it over; returning `Args` itself is allowed). The result is any JSON\n\
+         value (`outputSchema` `{\"result\": {}}`). The library project needs `fpjson` under Free\n\
+         Pascal (Debian: `fp-units-fcl-3.2.2`).\n\n",
     );
     out.push_str(
         "## Date and time\n\n\

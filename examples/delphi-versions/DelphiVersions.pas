@@ -18,7 +18,7 @@ uses
 /// <param name="Query">For example: Athens, 12, 23.0, VER360 or 36</param>
 {$IFNDEF FPC}[McpTool('delphi_version')]{$ENDIF}
 {$IFNDEF FPC}[McpReadOnly]{$ENDIF}
-function DelphiVersion(Query: string): string;
+function DelphiVersion({$IFNDEF FPC}[McpName('query')]{$ENDIF} Query: string): string;
 
 /// <summary>Lists the Delphi / RAD Studio versions installed on this computer, with their
 /// folders.</summary>

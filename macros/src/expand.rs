@@ -209,6 +209,14 @@ fn rust_types(ty: &ValueType) -> Option<(TokenStream, TokenStream)> {
         | ValueType::Char { .. }
         | ValueType::DateTime { .. }
         | ValueType::Enum { .. } => Some((quote!(&str), quote!(::std::string::String))),
+        // Composite values (ABI 2) as JSON: the manifest's schema says their shape, and the
+        // runtime validates them as it does a client's.
+        ValueType::Record { .. }
+        | ValueType::Array { .. }
+        | ValueType::Set { .. }
+        | ValueType::Bytes
+        | ValueType::Strings
+        | ValueType::Json => same(quote!(::delphi_mcp_runtime::bind::__private::Value)),
     }
 }
 
@@ -269,7 +277,17 @@ fn method(tool: &ToolEntry, method_name: &str) -> Result<TokenStream, syn::Error
             });
         }
     }
+    if tool.delphi.json_arguments {
+        // A JSON handler takes the arguments object its input schema describes.
+        params.push(quote!(arguments: ::delphi_mcp_runtime::bind::__private::Map<::std::string::String, ::delphi_mcp_runtime::bind::__private::Value>));
+        inserts.push(quote!(__delphi_mcp_arguments = arguments;));
+        param_docs.push_str("\n - `arguments`: the JSON object the tool's input schema describes");
+    }
     let result_ty = match &tool.delphi.result {
+        // With `var`/`out` parameters the result is the whole object: `result` and each of them.
+        _ if !tool.delphi.outputs.is_empty() => {
+            quote!(::delphi_mcp_runtime::bind::__private::Value)
+        }
         None => quote!(()),
         Some(ty) => {
             rust_types(ty)

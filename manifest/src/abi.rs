@@ -6,12 +6,30 @@
 //! manifest parameter, in order), one [`AbiValue`] out, an `Int32` status. Strings cross as
 //! UTF-8 pointer + length. Strings the library returns (results and error messages) are
 //! allocated by the library and released with its `mcp_free` export.
+//!
+//! Version 2 adds composite values (records, arrays, sets, byte strings): a composite crosses
+//! as a *block*, a contiguous array of [`AbiValue`] slots holding the value in pre-order (a
+//! [`AbiKind::Record`] or [`AbiKind::Array`] slot is followed directly by its fields or items).
+//! The slot in the argument array (or the out value) repeats the root's kind and count and
+//! points at the block ([`AbiValue::ptr`], [`AbiValue::len`] = slots). The runtime writes
+//! argument blocks after validating the whole value; the library writes result blocks. Each
+//! side frees what it allocated: the runtime owns argument blocks and their strings, and
+//! releases a result block's strings and the block itself through `mcp_free`.
 
 use serde::{Deserialize, Serialize};
 use std::ffi::c_void;
 
 /// Version of the binary interface between generated stubs and the runtime (`docs/abi.md`).
-pub const ABI_VERSION: u32 = 1;
+pub const ABI_VERSION: u32 = 2;
+
+/// Oldest ABI version the runtime still loads: version 1 libraries (scalars only) are served
+/// unchanged, since version 2 only adds kinds.
+pub const MIN_ABI_VERSION: u32 = 1;
+
+/// Whether the runtime loads libraries (and manifests) of ABI `version`.
+pub fn is_supported(version: u32) -> bool {
+    (MIN_ABI_VERSION..=ABI_VERSION).contains(&version)
+}
 
 /// Kind tags of ABI values (`docs/abi.md`); fixed by [`ABI_VERSION`]. A manifest value type's
 /// kind is [`crate::ValueType::abi_kind`].
@@ -31,6 +49,51 @@ pub enum AbiKind {
     Double = 4,
     /// `ptr`/`len` hold UTF-8 bytes (not NUL-terminated).
     String = 5,
+    /// Version 2. A record: `bits` is its field count; its fields follow in the block.
+    Record = 6,
+    /// Version 2. An array (also sets, as their members' ordinals, and `TStrings`): `bits` is
+    /// its item count; its items follow in the block.
+    Array = 7,
+    /// Version 2. `ptr`/`len` hold raw bytes (`TBytes`).
+    Bytes = 8,
+}
+
+impl AbiKind {
+    /// The kind of a tag, when it is one of this version's.
+    pub fn from_tag(tag: i32) -> Option<AbiKind> {
+        Some(match tag {
+            0 => AbiKind::Absent,
+            1 => AbiKind::Bool,
+            2 => AbiKind::Int,
+            3 => AbiKind::UInt,
+            4 => AbiKind::Double,
+            5 => AbiKind::String,
+            6 => AbiKind::Record,
+            7 => AbiKind::Array,
+            8 => AbiKind::Bytes,
+            _ => return None,
+        })
+    }
+
+    /// The lower-case name `docs/abi.md` and `docs/types.md` use.
+    pub fn name(self) -> &'static str {
+        match self {
+            AbiKind::Absent => "absent",
+            AbiKind::Bool => "bool",
+            AbiKind::Int => "int",
+            AbiKind::UInt => "uint",
+            AbiKind::Double => "double",
+            AbiKind::String => "string",
+            AbiKind::Record => "record",
+            AbiKind::Array => "array",
+            AbiKind::Bytes => "bytes",
+        }
+    }
+
+    /// Whether values of this kind cross as a block of slots.
+    pub fn is_composite(self) -> bool {
+        matches!(self, AbiKind::Record | AbiKind::Array)
+    }
 }
 
 /// A tagged value crossing the boundary. 32 bytes on 64-bit targets, 24 on 32-bit.
@@ -44,11 +107,14 @@ pub struct AbiValue {
     pub kind: i32,
     /// Reserved, always 0.
     pub flags: i32,
-    /// Bool (0/1), Int64, UInt64 or the IEEE-754 bits of a Double, by `kind`.
+    /// Bool (0/1), Int64, UInt64 or the IEEE-754 bits of a Double, by `kind`; the field or
+    /// item count of a Record or Array.
     pub bits: u64,
-    /// UTF-8 bytes of a String (not NUL-terminated); null otherwise.
+    /// UTF-8 bytes of a String (not NUL-terminated), raw bytes of Bytes; for a Record or Array
+    /// in an argument slot or the out value, its block (inside a block: null); null otherwise.
     pub ptr: *const u8,
-    /// Byte length of a String; 0 otherwise.
+    /// Byte length of a String or Bytes; slot count of a block (Record or Array outside a
+    /// block) or of the slots after it that belong to it (inside a block); 0 otherwise.
     pub len: isize,
 }
 

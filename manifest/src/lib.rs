@@ -20,12 +20,13 @@
 
 pub mod abi;
 mod canonical;
+pub mod json_schema;
 mod manifest;
 pub mod naming;
 
 pub use canonical::{first_difference, Difference};
 pub use manifest::{
-    CallKind, DateTimePart, DelphiBinding, EnumMemberEntry, InvalidManifest, Manifest, NumberRepr,
-    ParamEntry, SourceLocation, StringRepr, ToolAnnotations, ToolEntry, ValueType,
-    MANIFEST_FORMAT_VERSION, VERSION_TOOL,
+    CallKind, DateTimePart, DelphiBinding, EnumMemberEntry, FieldEntry, InvalidManifest, Manifest,
+    NumberRepr, OutputEntry, ParamEntry, SourceLocation, StringRepr, ToolAnnotations, ToolEntry,
+    ValueType, MANIFEST_FORMAT_VERSION, VERSION_TOOL,
 };

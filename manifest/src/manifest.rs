@@ -6,7 +6,7 @@
 //! validate and marshal a call: the export symbol and, per parameter, its value type, bounds
 //! and default. See `docs/manifest.md`.
 
-use crate::abi::{AbiKind, ABI_VERSION};
+use crate::abi::{self, AbiKind, ABI_VERSION, MIN_ABI_VERSION};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
@@ -94,6 +94,15 @@ pub struct DelphiBinding {
     /// The function result; `None` for a procedure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<ValueType>,
+    /// ABI 2: the `var` and `out` parameters, in declaration order. When there are any, the out
+    /// value is a record of the result (when a function) followed by these, and
+    /// `structuredContent` carries each beside `result` (`docs/abi.md`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outputs: Vec<OutputEntry>,
+    /// ABI 2: a JSON handler. The whole arguments object is checked against `inputSchema` and
+    /// passed as one `string` argument, its JSON text; `params` is empty.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub json_arguments: bool,
     /// Where the routine is declared.
     pub source: SourceLocation,
 }
@@ -132,6 +141,33 @@ pub struct ParamEntry {
     /// The declared default as JSON, when it is a literal.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<serde_json::Value>,
+}
+
+/// A `var` or `out` parameter as returned by the tool (ABI 2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OutputEntry {
+    /// The key in `structuredContent`.
+    pub name: String,
+    /// The Delphi type as written.
+    pub delphi_type: String,
+    /// Value type.
+    #[serde(rename = "type")]
+    pub ty: ValueType,
+}
+
+/// One field of a record (ABI 2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FieldEntry {
+    /// The JSON key (the Pascal field name, or its `[McpName]`, after the naming policy).
+    pub name: String,
+    /// From the field's `///` doc comment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Value type.
+    #[serde(rename = "type")]
+    pub ty: ValueType,
 }
 
 /// The value type of a parameter or result, from the type table (`docs/types.md`).
@@ -186,6 +222,41 @@ pub enum ValueType {
         /// Members and their ordinal values, in declaration order.
         members: Vec<EnumMemberEntry>,
     },
+    /// ABI 2. A record as a JSON object of all its fields. ABI: `record` (fields in order).
+    #[serde(rename_all = "camelCase")]
+    Record {
+        /// The Pascal type name.
+        type_name: String,
+        /// The fields in declaration order.
+        fields: Vec<FieldEntry>,
+    },
+    /// ABI 2. An array as a JSON array. ABI: `array` (items in order).
+    #[serde(rename_all = "camelCase")]
+    Array {
+        /// The item type.
+        items: Box<ValueType>,
+        /// Fewest items (static arrays: exactly `minItems` = `maxItems`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        min_items: Option<u32>,
+        /// Most items.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_items: Option<u32>,
+    },
+    /// ABI 2. A set of enumeration members as a JSON array of unique member names. ABI: `array`
+    /// of the members' ordinals (`int`), in ordinal order.
+    #[serde(rename_all = "camelCase")]
+    Set {
+        /// The Pascal set type name (or `set of T` as written).
+        type_name: String,
+        /// The enumeration's members.
+        members: Vec<EnumMemberEntry>,
+    },
+    /// ABI 2. `TBytes` as a base64 string. ABI: `bytes`.
+    Bytes,
+    /// ABI 2. `TStrings` / `TStringList` as a JSON array of strings. ABI: `array` of `string`.
+    Strings,
+    /// ABI 2. The result of a JSON handler: any JSON value. ABI: `string` (its JSON text).
+    Json,
 }
 
 /// Pascal floating-point representations.
@@ -299,7 +370,7 @@ pub enum InvalidManifest {
         found: u32,
     },
     /// Written for another ABI version.
-    #[error("written for ABI version {found} (this delphi-mcp implements version {ABI_VERSION})")]
+    #[error("written for ABI version {found} (this delphi-mcp implements versions {MIN_ABI_VERSION} to {ABI_VERSION})")]
     AbiVersion {
         /// The manifest's `abiVersion`.
         found: u32,
@@ -307,6 +378,9 @@ pub enum InvalidManifest {
     /// A tool uses [`VERSION_TOOL`]'s name.
     #[error("tool name `{VERSION_TOOL}` is reserved for the built-in version tool")]
     ReservedToolName,
+    /// An ABI 1 manifest uses what only ABI 2 has (composite values, `var`/`out` parameters).
+    #[error("tool `{0}` uses composite values or var/out parameters, which need ABI version 2")]
+    NeedsAbi2(String),
     /// Two tools have the same name.
     #[error("tool `{0}` is listed twice")]
     DuplicateTool(String),
@@ -332,7 +406,7 @@ impl Manifest {
                 found: manifest.format_version,
             });
         }
-        if manifest.abi_version != ABI_VERSION {
+        if !abi::is_supported(manifest.abi_version) {
             return Err(InvalidManifest::AbiVersion {
                 found: manifest.abi_version,
             });
@@ -354,8 +428,25 @@ impl Manifest {
                     });
                 }
             }
+            if manifest.abi_version < 2 && tool.needs_abi_2() {
+                return Err(InvalidManifest::NeedsAbi2(tool.name.clone()));
+            }
         }
         Ok(manifest)
+    }
+}
+
+impl ToolEntry {
+    /// Whether the tool uses what only ABI 2 has.
+    pub fn needs_abi_2(&self) -> bool {
+        !self.delphi.outputs.is_empty()
+            || self.delphi.json_arguments
+            || self.delphi.params.iter().any(|p| p.ty.needs_abi_2())
+            || self
+                .delphi
+                .result
+                .as_ref()
+                .is_some_and(ValueType::needs_abi_2)
     }
 }
 
@@ -367,14 +458,51 @@ impl ValueType {
             ValueType::Integer { .. } | ValueType::Enum { .. } => AbiKind::Int,
             ValueType::Number { .. } | ValueType::DateTime { .. } => AbiKind::Double,
             ValueType::Boolean => AbiKind::Bool,
-            ValueType::String { .. } | ValueType::Char { .. } => AbiKind::String,
+            ValueType::String { .. } | ValueType::Char { .. } | ValueType::Json => AbiKind::String,
+            ValueType::Record { .. } => AbiKind::Record,
+            ValueType::Array { .. } | ValueType::Set { .. } | ValueType::Strings => AbiKind::Array,
+            ValueType::Bytes => AbiKind::Bytes,
         }
+    }
+
+    /// Whether values of this type need ABI 2.
+    pub fn needs_abi_2(&self) -> bool {
+        matches!(
+            self,
+            ValueType::Record { .. }
+                | ValueType::Array { .. }
+                | ValueType::Set { .. }
+                | ValueType::Bytes
+                | ValueType::Strings
+                | ValueType::Json
+        )
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn abi_1_manifests_load_unless_they_use_abi_2() {
+        let manifest = |abi: u32, ty: &str| {
+            format!(
+                r#"{{"formatVersion":1,"abiVersion":{abi},"name":"X","target":"t","generator":"g","tools":[{{"name":"t","description":"d","inputSchema":{{}},"outputSchema":{{}},"x-delphi":{{"export":"mcp_tool_t","routine":"U.T","call":{{"kind":"routine"}},"params":[{{"name":"A","delphiType":"T","type":{ty},"optional":false}}],"source":{{"file":"U.pas","line":1,"column":1}}}}}}]}}"#
+            )
+        };
+        let scalar = r#"{"kind":"boolean"}"#;
+        let bytes = r#"{"kind":"bytes"}"#;
+        assert!(Manifest::from_json(manifest(1, scalar).as_bytes()).is_ok());
+        assert!(Manifest::from_json(manifest(2, bytes).as_bytes()).is_ok());
+        assert_eq!(
+            Manifest::from_json(manifest(1, bytes).as_bytes()),
+            Err(InvalidManifest::NeedsAbi2("t".into()))
+        );
+        assert_eq!(
+            Manifest::from_json(manifest(3, scalar).as_bytes()),
+            Err(InvalidManifest::AbiVersion { found: 3 })
+        );
+    }
 
     #[test]
     fn integer_bounds_round_trip_exactly() {

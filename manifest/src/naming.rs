@@ -32,6 +32,76 @@ pub fn snake_case(name: &str) -> String {
     out
 }
 
+/// `camelCase` of `name`: the words of [`snake_case`], the first as it is, each later one with
+/// its first letter upper-cased: `Query` → `query`, `AllowZero` → `allowZero`, `HTTPGet` →
+/// `httpGet`, `first_name` → `firstName`.
+pub fn camel_case(name: &str) -> String {
+    let snake = snake_case(name);
+    let mut out = String::with_capacity(snake.len());
+    for (i, word) in snake.split('_').filter(|w| !w.is_empty()).enumerate() {
+        if i == 0 {
+            out.push_str(word);
+        } else {
+            let mut chars = word.chars();
+            if let Some(first) = chars.next() {
+                out.extend(first.to_uppercase());
+                out.push_str(chars.as_str());
+            }
+        }
+    }
+    if out.is_empty() {
+        snake
+    } else {
+        out
+    }
+}
+
+/// How argument names (parameters, record fields, `var`/`out` outputs) are made from Pascal
+/// names, unless `[McpName]` gives one: `[McpNaming('camelCase')]` on a routine, class or
+/// record, or `--naming` for the whole run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ArgumentNaming {
+    /// Exactly as declared (`AllowZero`).
+    #[default]
+    AsDeclared,
+    /// [`camel_case`] (`allowZero`).
+    CamelCase,
+    /// [`snake_case`] (`allow_zero`).
+    SnakeCase,
+}
+
+impl ArgumentNaming {
+    /// The policies by the names attributes and `--naming` take.
+    pub const NAMES: [(&'static str, ArgumentNaming); 3] = [
+        ("asDeclared", ArgumentNaming::AsDeclared),
+        ("camelCase", ArgumentNaming::CamelCase),
+        ("snake_case", ArgumentNaming::SnakeCase),
+    ];
+
+    /// The policy called `name` (`asDeclared`, `camelCase`, `snake_case`; `as-declared`,
+    /// `camel-case` and `snake-case` too, for the command line).
+    pub fn parse(name: &str) -> Option<ArgumentNaming> {
+        let key: String = name
+            .chars()
+            .filter(|c| !matches!(c, '-' | '_'))
+            .collect::<String>()
+            .to_ascii_lowercase();
+        Self::NAMES
+            .iter()
+            .find(|(n, _)| n.replace('_', "").eq_ignore_ascii_case(&key))
+            .map(|(_, policy)| *policy)
+    }
+
+    /// The argument name of Pascal name `name`.
+    pub fn apply(self, name: &str) -> String {
+        match self {
+            ArgumentNaming::AsDeclared => name.to_string(),
+            ArgumentNaming::CamelCase => camel_case(name),
+            ArgumentNaming::SnakeCase => snake_case(name),
+        }
+    }
+}
+
 /// Keywords (strict, reserved and edition-dependent) that need `r#` to be used as a name.
 const KEYWORDS: &[&str] = &[
     "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do", "dyn",
@@ -95,6 +165,28 @@ fn ascii_words(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn argument_naming_policies() {
+        assert_eq!(camel_case("Query"), "query");
+        assert_eq!(camel_case("AllowZero"), "allowZero");
+        assert_eq!(camel_case("HTTPGet"), "httpGet");
+        assert_eq!(camel_case("first_name"), "firstName");
+        assert_eq!(
+            ArgumentNaming::parse("snake-case"),
+            Some(ArgumentNaming::SnakeCase)
+        );
+        assert_eq!(
+            ArgumentNaming::parse("camelCase"),
+            Some(ArgumentNaming::CamelCase)
+        );
+        assert_eq!(
+            ArgumentNaming::parse("as_declared"),
+            Some(ArgumentNaming::AsDeclared)
+        );
+        assert_eq!(ArgumentNaming::parse("kebab"), None);
+        assert_eq!(ArgumentNaming::SnakeCase.apply("AllowZero"), "allow_zero");
+    }
 
     #[test]
     fn snake_case_splits_words() {

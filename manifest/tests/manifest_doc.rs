@@ -88,6 +88,28 @@ fn the_documented_schema_covers_every_field() {
                 ordinal: 0,
             }],
         },
+        ValueType::Record {
+            type_name: "TPoint".into(),
+            fields: vec![FieldEntry {
+                name: "X".into(),
+                description: Some("x".into()),
+                ty: ValueType::Boolean,
+            }],
+        },
+        ValueType::Array {
+            items: Box::new(ValueType::Bytes),
+            min_items: Some(3),
+            max_items: Some(3),
+        },
+        ValueType::Set {
+            type_name: "TColors".into(),
+            members: vec![EnumMemberEntry {
+                name: "Red".into(),
+                ordinal: 0,
+            }],
+        },
+        ValueType::Strings,
+        ValueType::Json,
     ];
     let manifest = Manifest {
         format_version: MANIFEST_FORMAT_VERSION,
@@ -117,6 +139,12 @@ fn the_documented_schema_covers_every_field() {
                 },
                 params: types.into_iter().map(|t| param("P", t)).collect(),
                 result: Some(ValueType::Boolean),
+                outputs: vec![OutputEntry {
+                    name: "Value".into(),
+                    delphi_type: "Integer".into(),
+                    ty: ValueType::Boolean,
+                }],
+                json_arguments: true,
                 source: SourceLocation {
                     file: "U.pas".into(),
                     line: 1,

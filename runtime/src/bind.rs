@@ -116,9 +116,10 @@ impl BoundLibrary {
         self.host.manifest()
     }
 
-    /// Calls the tool `name` with `arguments` (JSON keys are the Pascal parameter names).
-    /// Returns the result value (`Value::Null` for a procedure). Blocks until the library
-    /// thread has run the call.
+    /// Calls the tool `name` with `arguments` (JSON keys are the argument names of the
+    /// manifest). Returns the result value (`Value::Null` for a procedure); for a tool with
+    /// `var`/`out` parameters, the whole `structuredContent` object (`result` and each of
+    /// them). Blocks until the library thread has run the call.
     pub fn call(&self, name: &str, arguments: Map<String, Value>) -> Result<Value, ToolError> {
         let Some((index, tool)) = self.host.tool(name) else {
             return Err(ToolError::Failed {
@@ -134,7 +135,10 @@ impl BoundLibrary {
             Some(&raw),
             &CallControl::new(),
         ))?;
-        Ok(result.unwrap_or(Value::Null))
+        if !tool.delphi.outputs.is_empty() {
+            return Ok(Value::Object(result));
+        }
+        Ok(result.get("result").cloned().unwrap_or(Value::Null))
     }
 }
 
@@ -202,6 +206,14 @@ impl FromResult for String {
             Value::String(text) => Ok(text),
             other => Err(wrong(tool, &other, "a string")),
         }
+    }
+}
+
+/// Composite results (records, arrays, sets, `TBytes`, `TStrings`) and the results of tools
+/// with `var`/`out` parameters, as JSON.
+impl FromResult for Value {
+    fn from_result(_tool: &str, value: Value) -> Result<Self, ToolError> {
+        Ok(value)
     }
 }
 

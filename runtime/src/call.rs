@@ -5,10 +5,10 @@
 //! same messages.
 
 use crate::host::{CallControl, CallError, ReturnValue, ToolHost};
-use crate::marshal;
+use crate::{marshal, values};
 use delphi_mcp_manifest::abi::status;
 use delphi_mcp_manifest::ToolEntry;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Why a call of a tool failed. The texts are those an MCP client reads (with `isError`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -66,16 +66,56 @@ pub enum ToolError {
 }
 
 /// Calls `tool`, the manifest's tool `index` in `host`, with the raw JSON text of its arguments
-/// (`None` when absent). Returns the result value, or `None` for a procedure.
+/// (`None` when absent). Returns `structuredContent`: `{"result": value}` for a function,
+/// `{"success": true}` for a procedure, and beside either the tool's `var`/`out` parameters.
 pub async fn call_tool(
     host: &dyn ToolHost,
     index: usize,
     tool: &ToolEntry,
     raw_arguments: Option<&str>,
     control: &CallControl,
+) -> Result<Map<String, Value>, ToolError> {
+    let result = call_tool_value(host, index, tool, raw_arguments, control).await?;
+    let mut structured = Map::new();
+    let outputs = &tool.delphi.outputs;
+    let result = match (result, outputs.is_empty()) {
+        (Some(Value::Object(record)), false) => {
+            // The out record: the result (functions), then each output.
+            let mut fields = record.into_iter();
+            if tool.delphi.result.is_some() {
+                if let Some((_, value)) = fields.next() {
+                    structured.insert("result".into(), value);
+                }
+            } else {
+                structured.insert("success".into(), Value::Bool(true));
+            }
+            structured.extend(fields);
+            return Ok(structured);
+        }
+        (result, _) => result,
+    };
+    match result {
+        Some(value) => structured.insert("result".into(), value),
+        None => structured.insert("success".into(), Value::Bool(true)),
+    };
+    Ok(structured)
+}
+
+/// [`call_tool`] up to the returned value: the result (`None` for a procedure), or for a tool
+/// with `var`/`out` parameters the out record as an object.
+async fn call_tool_value(
+    host: &dyn ToolHost,
+    index: usize,
+    tool: &ToolEntry,
+    raw_arguments: Option<&str>,
+    control: &CallControl,
 ) -> Result<Option<Value>, ToolError> {
-    let args = marshal::parse_arguments(&tool.name, raw_arguments, &tool.delphi.params)
-        .map_err(|errors| ToolError::InvalidArguments(errors.to_string()))?;
+    let args = if tool.delphi.json_arguments {
+        marshal::json_arguments(&tool.name, raw_arguments, &tool.input_schema)
+    } else {
+        marshal::parse_arguments(&tool.name, raw_arguments, &tool.delphi.params)
+    }
+    .map_err(|errors| ToolError::InvalidArguments(errors.to_string()))?;
     let started = std::time::Instant::now();
     let returned = host
         .call(index, args, control)
@@ -91,15 +131,32 @@ pub async fn call_tool(
         other => format!("(no message; out value {other:?})"),
     };
     let tool_name = || tool.name.clone();
+    let failed = |message| ToolError::Failed {
+        tool: tool_name(),
+        message,
+    };
     match returned.status {
+        status::OK if !tool.delphi.outputs.is_empty() => {
+            let ReturnValue::Block(block) = &returned.value else {
+                return Err(failed(format!(
+                    "the library returned {:?} where the out record of the var/out parameters belongs",
+                    returned.value
+                )));
+            };
+            let mut fields: Vec<(&str, &delphi_mcp_manifest::ValueType)> = Vec::new();
+            if let Some(ty) = &tool.delphi.result {
+                fields.push(("result", ty));
+            }
+            fields.extend(tool.delphi.outputs.iter().map(|o| (o.name.as_str(), &o.ty)));
+            values::read_record(block, &fields)
+                .map(|map| Some(Value::Object(map)))
+                .map_err(failed)
+        }
         status::OK => match &tool.delphi.result {
             None => Ok(None),
             Some(ty) => marshal::result_to_json(ty, &returned.value)
                 .map(Some)
-                .map_err(|message| ToolError::Failed {
-                    tool: tool_name(),
-                    message,
-                }),
+                .map_err(failed),
         },
         status::EXCEPTION => Err(ToolError::Raised {
             tool: tool_name(),

@@ -8,7 +8,6 @@ use crate::call::call_tool;
 pub use crate::host::CallControl;
 use crate::host::{HostState, ToolHost};
 use crate::marshal;
-use delphi_mcp_manifest::abi::ABI_VERSION;
 use delphi_mcp_manifest::{ToolEntry, VERSION_TOOL};
 use serde_json::{json, Map, Value};
 use std::future::Future;
@@ -129,7 +128,7 @@ impl LibraryDispatch {
             "server": "delphi-mcp",
             "version": env!("CARGO_PKG_VERSION"),
             "name": self.identity.name,
-            "abiVersion": ABI_VERSION,
+            "abiVersion": self.host.manifest().abi_version,
             "library": self.host.path().display().to_string(),
             "manifestSha256": self.host.manifest_sha256(),
             "tools": self.host.manifest().tools.len(),
@@ -166,8 +165,7 @@ impl Dispatch for LibraryDispatch {
             };
             Ok(
                 match call_tool(self.host.as_ref(), index, tool, raw_arguments, &control).await {
-                    Ok(Some(value)) => ToolOutcome::success(json!({ "result": value })),
-                    Ok(None) => ToolOutcome::success(json!({"success": true})),
+                    Ok(structured) => ToolOutcome::success(Value::Object(structured)),
                     Err(error) => ToolOutcome::error(error.to_string()),
                 },
             )

@@ -25,14 +25,14 @@ pub enum LoadError {
     },
     /// The library was built for another ABI version.
     #[error(
-        "library {library} implements ABI version {found}, this delphi-mcp implements version {expected}; regenerate the stubs with this delphi-mcp (`delphi-mcp gen`) and rebuild the library"
+        "library {library} implements ABI version {found}, this delphi-mcp loads versions 1 to {expected}; regenerate the stubs with this delphi-mcp (`delphi-mcp gen`) and rebuild the library"
     )]
     AbiVersion {
         /// The library path.
         library: PathBuf,
         /// The version the library reports.
         found: i64,
-        /// [`delphi_mcp_manifest::abi::ABI_VERSION`].
+        /// [`delphi_mcp_manifest::abi::ABI_VERSION`], the newest version loaded.
         expected: u32,
     },
     /// Neither an embedded manifest nor `--manifest` is available.

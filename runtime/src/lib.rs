@@ -23,6 +23,7 @@
 #![warn(missing_docs)]
 
 pub mod bind;
+pub mod block;
 pub mod call;
 pub mod compose;
 pub mod datetime;
@@ -35,8 +36,10 @@ pub mod lifecycle;
 pub mod marshal;
 pub mod mcp;
 pub mod raw_json;
+pub mod schema_check;
 pub mod status;
 pub mod stdio;
+pub mod values;
 
 pub use dispatch::{CallControl, Dispatch, LibraryDispatch};
 pub use error::LoadError;

@@ -9,6 +9,7 @@
 use crate::datetime;
 use crate::host::{ArgValue, ReturnValue};
 use crate::raw_json;
+use crate::values;
 use delphi_mcp_manifest::abi::AbiKind;
 use delphi_mcp_manifest::{NumberRepr, ParamEntry, StringRepr, ValueType};
 use serde_json::Value;
@@ -41,6 +42,20 @@ pub const MAX_PROBLEMS: usize = 20;
 
 /// Longest argument name quoted in a message (characters).
 const MAX_NAME_SHOWN: usize = 60;
+
+impl ArgumentErrors {
+    /// One problem with the arguments object as a whole (not JSON, not an object).
+    fn whole(tool: &str, message: String) -> ArgumentErrors {
+        ArgumentErrors {
+            tool: tool.to_string(),
+            problems: vec![ArgumentProblem {
+                argument: None,
+                message,
+            }],
+            more: 0,
+        }
+    }
+}
 
 impl std::fmt::Display for ArgumentErrors {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -109,7 +124,83 @@ pub fn describe(ty: &ValueType) -> String {
             let names: Vec<String> = members.iter().map(|m| format!("\"{}\"", m.name)).collect();
             format!("one of {}", names.join(", "))
         }
+        ValueType::Record { type_name, fields } => {
+            let names: Vec<String> = fields.iter().map(|f| format!("\"{}\"", f.name)).collect();
+            format!("an object {type_name} with fields {}", names.join(", "))
+        }
+        ValueType::Array {
+            items,
+            min_items,
+            max_items,
+        } => {
+            let count = match (min_items, max_items) {
+                (Some(a), Some(b)) if a == b => format!("{a} "),
+                (Some(a), Some(b)) => format!("{a} to {b} "),
+                (None, Some(b)) => format!("at most {b} "),
+                (Some(a), None) => format!("at least {a} "),
+                (None, None) => String::new(),
+            };
+            let items_text = describe(items);
+            let items_text = items_text
+                .strip_prefix("an ")
+                .or_else(|| items_text.strip_prefix("a "))
+                .unwrap_or(&items_text);
+            format!("an array of {count}items, each {items_text}")
+        }
+        ValueType::Set { members, .. } => {
+            let names: Vec<String> = members.iter().map(|m| format!("\"{}\"", m.name)).collect();
+            format!("an array of distinct members of {}", names.join(", "))
+        }
+        ValueType::Bytes => "a base64 string".into(),
+        ValueType::Json => "any JSON value".into(),
+        ValueType::Strings => "an array of strings".into(),
     }
+}
+
+/// Checks the raw `arguments` text of a JSON handler against its input schema; the handler
+/// receives the text as one string argument (`docs/abi.md`).
+pub fn json_arguments(
+    tool: &str,
+    raw: Option<&str>,
+    schema: &Value,
+) -> Result<Vec<ArgValue>, ArgumentErrors> {
+    let raw = raw
+        .map(str::trim)
+        .filter(|r| !r.is_empty() && *r != "null")
+        .unwrap_or("{}");
+    let whole = |message: String| ArgumentErrors::whole(tool, message);
+    if !raw.starts_with('{') {
+        return Err(whole(format!(
+            "the arguments must be a JSON object, got {}",
+            json_kind(raw)
+        )));
+    }
+    // Duplicate keys first: a parsed value keeps only the last.
+    let members = raw_json::object_members(raw)
+        .map_err(|e| whole(format!("the arguments are not a valid JSON object: {e}")))?;
+    let mut problems = Problems::new(tool);
+    let mut seen = HashSet::new();
+    for (key, _) in &members {
+        if !seen.insert(key.as_bytes()) {
+            problems.push_with(|| {
+                (
+                    Some(key.display(MAX_NAME_SHOWN)),
+                    "given more than once (duplicate key); give each argument once".into(),
+                )
+            });
+        }
+    }
+    let value: Value = serde_json::from_str(raw).map_err(|e| {
+        whole(format!(
+            "the arguments are not valid JSON for this tool: {e}"
+        ))
+    })?;
+    let mut found = Vec::new();
+    crate::schema_check::check(schema, &value, "", &mut found);
+    for problem in found {
+        problems.push_with(|| (problem.argument, problem.message));
+    }
+    problems.into_result(vec![ArgValue::String(value.to_string())])
 }
 
 /// Parses and checks the raw `arguments` text (`None`: not given) against `params`.
@@ -118,14 +209,7 @@ pub fn parse_arguments(
     raw: Option<&str>,
     params: &[ParamEntry],
 ) -> Result<Vec<ArgValue>, ArgumentErrors> {
-    let whole = |message: String| ArgumentErrors {
-        tool: tool.to_string(),
-        problems: vec![ArgumentProblem {
-            argument: None,
-            message,
-        }],
-        more: 0,
-    };
+    let whole = |message: String| ArgumentErrors::whole(tool, message);
     let raw = raw.map(str::trim).filter(|r| !r.is_empty() && *r != "null");
     let members = match raw {
         None => Vec::new(),
@@ -168,12 +252,18 @@ pub fn parse_arguments(
     for param in params {
         let value = match seen.get(param.name.as_bytes()) {
             None if param.optional => Ok(ArgValue::Absent),
-            None => Err(format!("missing; expected {}", describe(&param.ty))),
-            Some((_, raw)) => convert(raw, &param.ty),
+            None => Err((
+                String::new(),
+                format!("missing; expected {}", describe(&param.ty)),
+            )),
+            Some((_, raw)) if param.ty.needs_abi_2() => values::argument(raw, &param.ty),
+            Some((_, raw)) => convert(raw, &param.ty).map_err(|message| (String::new(), message)),
         };
         match value {
             Ok(v) => values.push(v),
-            Err(message) => problems.push_with(|| (Some(param.name.clone()), message)),
+            Err((path, message)) => {
+                problems.push_with(|| (Some(format!("{}{path}", param.name)), message))
+            }
         }
     }
     problems.into_result(values)
@@ -248,7 +338,8 @@ fn quote(text: &str) -> String {
     )
 }
 
-fn convert(raw: &str, ty: &ValueType) -> Result<ArgValue, String> {
+/// Converts the raw JSON of a scalar argument (composites: [`values::argument`]).
+pub(crate) fn convert(raw: &str, ty: &ValueType) -> Result<ArgValue, String> {
     let raw = raw.trim();
     let kind = json_kind(raw);
     if kind == "null" {
@@ -387,6 +478,13 @@ fn convert(raw: &str, ty: &ValueType) -> Result<ArgValue, String> {
                 .map(|m| ArgValue::Int(m.ordinal))
                 .ok_or_else(|| format!("expected {}, got {}", describe(ty), quote(&text)))
         }
+        composite => values::argument(raw, composite).map_err(|(path, message)| {
+            if path.is_empty() {
+                message
+            } else {
+                format!("{path}: {message}")
+            }
+        }),
     }
 }
 
@@ -566,6 +664,13 @@ pub fn result_to_json(ty: &ValueType, value: &ReturnValue) -> Result<Value, Stri
         (ValueType::DateTime { part }, ReturnValue::Double(d)) => datetime::format(*d, *part)
             .map(Value::String)
             .ok_or_else(|| format!("the result {d} is not a TDateTime within years 1-9999")),
+        (_, ReturnValue::Block(block)) if ty.needs_abi_2() => values::result(ty, block),
+        (ValueType::Bytes, ReturnValue::String(bytes)) => Ok(values::bytes_result(bytes)),
+        (ValueType::Json, ReturnValue::String(bytes)) => serde_json::from_slice(bytes)
+            .map_err(|e| format!("the JSON handler returned text that is not JSON ({e})")),
+        (_, ReturnValue::Malformed(why)) => Err(format!(
+            "the library returned a malformed value ({why}), a delphi-mcp bug"
+        )),
         (ValueType::Enum { members, type_name }, ReturnValue::Int(ordinal)) => members
             .iter()
             .find(|m| m.ordinal == *ordinal)

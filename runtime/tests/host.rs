@@ -115,7 +115,7 @@ fn wrong_abi_version_is_named() {
             error,
             LoadError::AbiVersion {
                 found: 99,
-                expected: 1,
+                expected: 2,
                 ..
             }
         ),

@@ -1,7 +1,9 @@
 //! Options and output shared by the commands that read Pascal sources.
 
 use delphi_mcp_codegen::frontend::Run;
+use delphi_mcp_codegen::model::ModelOptions;
 use delphi_mcp_codegen::project::{self, ProjectBuild, ProjectError};
+use delphi_mcp_manifest::naming::ArgumentNaming;
 use delphi_mcp_parser::target::DEFAULT_TARGET;
 use delphi_mcp_parser::ParseOptions;
 use miette::IntoDiagnostic;
@@ -26,6 +28,15 @@ pub struct SourceArgs {
     /// Code page of files without a BOM that are not valid UTF-8 (default 1252).
     #[arg(long, value_name = "N")]
     pub codepage: Option<u16>,
+    /// How argument names are made from Pascal names where no [McpName] or [McpNaming]
+    /// applies: as-declared (default), camel-case or snake-case.
+    #[arg(long, value_name = "POLICY", value_parser = parse_naming)]
+    pub naming: Option<ArgumentNaming>,
+}
+
+fn parse_naming(text: &str) -> Result<ArgumentNaming, String> {
+    ArgumentNaming::parse(text)
+        .ok_or_else(|| "expected as-declared, camel-case or snake-case".to_string())
 }
 
 impl SourceArgs {
@@ -38,6 +49,13 @@ impl SourceArgs {
             undefines: self.undefines.clone(),
             include_dirs: self.include_dirs.clone(),
             codepage: self.codepage.unwrap_or(defaults.codepage),
+        }
+    }
+
+    /// The generator options these arguments select.
+    pub fn model_options(&self) -> ModelOptions {
+        ModelOptions {
+            naming: self.naming.unwrap_or_default(),
         }
     }
 }

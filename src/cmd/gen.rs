@@ -34,8 +34,13 @@ fn count(n: usize, thing: &str) -> String {
 /// Runs the command.
 pub fn run(args: Args) -> miette::Result<ExitCode> {
     let options = args.source.parse_options();
-    let run =
-        frontend::generate_units(&args.paths, &options, args.name.as_deref()).into_diagnostic()?;
+    let run = frontend::generate_units_with(
+        &args.paths,
+        &options,
+        args.name.as_deref(),
+        args.source.model_options(),
+    )
+    .into_diagnostic()?;
     report(&run);
     let Some(generated) = run.output else {
         return Ok(ExitCode::FAILURE);

@@ -27,8 +27,13 @@ pub struct Args {
 /// Runs the command.
 pub fn run(args: Args) -> miette::Result<ExitCode> {
     let options = args.source.parse_options();
-    let run =
-        frontend::manifest_units(&args.paths, &options, args.name.as_deref()).into_diagnostic()?;
+    let run = frontend::manifest_units_with(
+        &args.paths,
+        &options,
+        args.name.as_deref(),
+        args.source.model_options(),
+    )
+    .into_diagnostic()?;
     report(&run);
     let Some(manifest) = run.output else {
         return Ok(ExitCode::FAILURE);

@@ -190,7 +190,7 @@ fn serve_http(
     };
     let library = http::LibraryInfo {
         path: host.path().display().to_string(),
-        abi_version: delphi_mcp_manifest::abi::ABI_VERSION,
+        abi_version: host.manifest().abi_version,
         manifest_sha256: host.manifest_sha256().to_string(),
         threads: host.state().library_threads,
     };

@@ -139,3 +139,42 @@ fn a_missing_library_is_a_load_error() {
     let refused = renamed::Library::load(&missing);
     assert!(matches!(refused, Err(BindError::Load(_))), "{refused:?}");
 }
+
+// Composite values, var/out parameters and a JSON handler (examples/values).
+delphi_mcp_runtime::bind!(
+    manifest = "examples/values/generated/tools.json",
+    module = values
+);
+
+#[test]
+fn composite_values_through_bind() {
+    use serde_json::json;
+    let library = support::fpc::build_example("values");
+    let values = values::Library::load(&library).expect("the values library loads");
+    assert_eq!(
+        values.move_point(json!({"X": 1, "Y": 2}), 3, 4),
+        Ok(json!({"X": 4, "Y": 6}))
+    );
+    assert_eq!(
+        values.complement(json!(["Red"])),
+        Ok(json!(["Green", "Blue"]))
+    );
+    assert_eq!(
+        values.try_parse("7"),
+        Ok(json!({"result": true, "Value": 7}))
+    );
+    let arguments = json!({"texts": ["a b", "c"]});
+    let serde_json::Value::Object(arguments) = arguments else {
+        unreachable!("an object literal")
+    };
+    assert_eq!(
+        values.count_words(arguments),
+        Ok(json!({"texts": 2, "words": 3}))
+    );
+    match values.move_point(json!({"X": 1}), 0, 0) {
+        Err(ToolError::InvalidArguments(text)) => {
+            assert!(text.contains("argument \"P.Y\": missing"), "{text}")
+        }
+        other => panic!("expected invalid arguments, got {other:?}"),
+    }
+}

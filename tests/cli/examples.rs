@@ -26,6 +26,7 @@ fn checked_in_generated_files_are_current() {
     for (example, name) in [
         ("calc", "Calc"),
         ("delphi-versions", "DelphiVersionsServer"),
+        ("values", "Values"),
     ] {
         let output = gen_check(example, name);
         assert!(
@@ -34,6 +35,27 @@ fn checked_in_generated_files_are_current() {
             String::from_utf8_lossy(&output.stderr)
         );
     }
+}
+
+#[test]
+fn delphi_version_takes_the_articles_query() {
+    let text = std::fs::read(support::repo().join("examples/delphi-versions/generated/tools.json"))
+        .expect("tools.json");
+    let manifest = delphi_mcp_manifest::Manifest::from_json(&text).expect("a manifest");
+    let tool = manifest
+        .tools
+        .iter()
+        .find(|t| t.name == "delphi_version")
+        .expect("delphi_version");
+    let schema = &tool.input_schema;
+    let keys: Vec<&String> = schema["properties"]
+        .as_object()
+        .expect("properties")
+        .keys()
+        .collect();
+    assert_eq!(keys, ["query"]);
+    assert_eq!(schema["properties"]["query"]["type"], "string");
+    assert_eq!(schema["required"], serde_json::json!(["query"]));
 }
 
 fn calc() -> &'static Loaded {

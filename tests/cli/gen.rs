@@ -23,7 +23,7 @@ fn temp_project(units: &[(&str, &str)]) -> tempfile::TempDir {
 }
 
 const GOOD: &str = "unit Good;\n\ninterface\n\n{$IFNDEF FPC}[McpTool('add', 'Adds.')]{$ENDIF}\nfunction Add(A, B: Integer): Integer;\n\nimplementation\n\nfunction Add(A, B: Integer): Integer;\nbegin\n  Result := A + B;\nend;\n\nend.\n";
-const BAD: &str = "unit Bad;\n\ninterface\n\n/// <summary>Bad.</summary>\n[McpTool]\nprocedure P(var X: Integer);\n/// <summary>Worse.</summary>\n[McpTool('not valid')]\nprocedure Q;\n\nimplementation\n\nprocedure P(var X: Integer);\nbegin\nend;\n\nprocedure Q;\nbegin\nend;\n\nend.\n";
+const BAD: &str = "unit Bad;\n\ninterface\n\n/// <summary>Bad.</summary>\n[McpTool]\nprocedure P(const X);\n/// <summary>Worse.</summary>\n[McpTool('not valid')]\nprocedure Q;\n\nimplementation\n\nprocedure P(const X);\nbegin\nend;\n\nprocedure Q;\nbegin\nend;\n\nend.\n";
 
 fn s(text: &str) -> &std::ffi::OsStr {
     std::ffi::OsStr::new(text)
@@ -59,7 +59,7 @@ fn errors_are_all_reported_on_stderr_with_exit_1() {
     assert!(out.stdout.is_empty(), "nothing on stdout on error");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("Bad.pas:7:13"), "{stderr}");
-    assert!(stderr.contains("`var` parameter"), "{stderr}");
+    assert!(stderr.contains("has no type"), "{stderr}");
     assert!(
         stderr.contains("`not valid` is not a valid tool name"),
         "{stderr}"
@@ -181,4 +181,31 @@ fn build_warns_when_an_existing_project_lacks_the_exports() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("does not include the exports"), "{stderr}");
     assert!(stderr.contains("Mine.dpr"), "{stderr}");
+}
+
+#[test]
+fn naming_option_renames_arguments_where_no_attribute_does() {
+    const UNIT: &str = "unit Names;\n\ninterface\n\n/// Adds.\n[McpTool]\nfunction AddAll(FirstValue: Integer; [McpName('other')] SecondValue: Integer): Integer;\n\nimplementation\n\nfunction AddAll(FirstValue: Integer; SecondValue: Integer): Integer;\nbegin\n  Result := FirstValue + SecondValue;\nend;\n\nend.\n";
+    let project = temp_project(&[("Names.pas", UNIT)]);
+    let unit = project.path().join("Names.pas");
+    let keys = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec![s("manifest"), unit.as_os_str()];
+        args.extend(extra.iter().map(|a| s(a)));
+        let out = delphi_mcp(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let manifest: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        manifest["tools"][0]["inputSchema"]["properties"]
+            .as_object()
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    assert_eq!(keys(&[]), ["FirstValue", "other"]);
+    assert_eq!(keys(&["--naming", "snake-case"]), ["first_value", "other"]);
+    assert_eq!(keys(&["--naming", "camel-case"]), ["firstValue", "other"]);
+    let out = delphi_mcp(&[s("manifest"), unit.as_os_str(), s("--naming"), s("kebab")]);
+    assert_eq!(out.status.code(), Some(2), "a usage error");
 }

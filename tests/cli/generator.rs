@@ -107,6 +107,77 @@ fn unit_declared_types() {
     }
 }
 
+/// The composite rows (ABI 2): the manifest entry and the stub of a tool of each.
+#[test]
+fn composite_rows() {
+    let types = "  TColor = (Red, Green);\n  TColors = set of TColor;\n\
+        /// A point.\n  TPoint2 = packed record\n    /// Across.\n    X: Integer;\n    [McpName('down')]\n    Y: Double;\n  end;\n\
+        TPoints = array of TPoint2;\n  TTriple = array[1..3] of Byte;\n";
+    let cases = [
+        ("record", "function Echo(Value: TPoint2): TPoint2;"),
+        ("dynamic_array", "function Echo(Value: TPoints): TPoints;"),
+        (
+            "open_array",
+            "function Echo(const Value: array of string): Integer;",
+        ),
+        (
+            "generic_array",
+            "function Echo(Value: TArray<TArray<Int64>>): TArray<TArray<Int64>>;",
+        ),
+        ("static_array", "function Echo(Value: TTriple): TTriple;"),
+        ("set", "function Echo(Value: TColors): TColors;"),
+        ("bytes", "function Echo(Value: TBytes): TBytes;"),
+        ("strings", "function Echo(Value: TStrings): TStringList;"),
+        (
+            "var_out",
+            "function Echo(var Value: TPoint2; out Count: Integer): Boolean;",
+        ),
+        ("out_procedure", "procedure Echo(out Value: string);"),
+    ];
+    for (name, heading) in cases {
+        let text = unit(types, &format!("/// Echoes.\n[McpTool]\n{heading}\n"));
+        let (diagnostics, generated) = run(&text);
+        assert!(diagnostics.is_empty(), "{name}: {diagnostics}");
+        let generated = generated.expect("generated");
+        assert_eq!(generated.manifest.abi_version, 2);
+        snapshot!(format!("composite_{name}"), tool_snapshot(&generated));
+    }
+}
+
+#[test]
+fn argument_names_follow_mcp_name_and_the_naming_policy() {
+    let text = unit(
+        "",
+        "/// A.\n[McpTool]\n[McpNaming('camelCase')]\nprocedure A(AllowZero: Boolean; [McpName('q')] Query: string);\n\
+         /// B.\n[McpTool]\n[McpNaming('snake_case')]\nprocedure B(AllowZero: Boolean; out HTTPCode: Integer);\n",
+    );
+    let (diagnostics, generated) = run(&text);
+    assert!(diagnostics.is_empty(), "{diagnostics}");
+    let generated = generated.expect("generated");
+    let keys = |tool: usize, schema: &str| -> Vec<String> {
+        generated.manifest.tools[tool]
+            .delphi
+            .params
+            .iter()
+            .map(|p| p.name.clone())
+            .chain(if schema == "out" {
+                generated.manifest.tools[tool]
+                    .delphi
+                    .outputs
+                    .iter()
+                    .map(|o| o.name.clone())
+                    .collect::<Vec<_>>()
+            } else {
+                Vec::new()
+            })
+            .collect()
+    };
+    assert_eq!(keys(0, "in"), ["allowZero", "q"]);
+    assert_eq!(keys(1, "out"), ["allow_zero", "http_code"]);
+    let stub = &generated.files["McpExports.pas"];
+    assert!(stub.contains("'allowZero'"), "messages name the argument");
+}
+
 #[test]
 fn defaults_descriptions_annotations_and_nil() {
     let text = unit(
@@ -151,11 +222,16 @@ fn instance_and_class_tools() {
 #[test]
 fn every_diagnostic() {
     let cases: &[(&str, &str, &str)] = &[
-        ("var_param", "", "[McpTool]\nprocedure P(var X: Integer);\n"),
-        ("out_param", "", "[McpTool]\nprocedure P(out X: Integer);\n"),
+        ("nil_on_var_param", "", "[McpTool]\n[McpNil('X')]\nprocedure P(var X: TObject);\n"),
+        ("out_param_named_result", "", "[McpTool]\nfunction P([McpName('result')] out X: Integer): Boolean;\n"),
+        ("duplicate_argument_name", "", "[McpTool]\nprocedure P(A: Integer; [McpName('A')] B: Integer);\n"),
+        ("naming_collision", "", "[McpTool]\n[McpNaming('snake_case')]\nprocedure P(AllowZero: Boolean; allow_zero: Integer);\n"),
+        ("unknown_naming_policy", "", "[McpTool]\n[McpNaming('kebab')]\nprocedure P;\n"),
+        ("variant_record", "  TRec = record\n    case Tag: Integer of\n      0: (A: Integer);\n      1: (B: Double);\n  end;", "[McpTool]\nprocedure P(X: TRec);\n"),
+        ("record_field_pointer", "  TRec = record A: Integer; Next: Pointer; end;", "[McpTool]\nprocedure P(X: TRec);\n"),
+        ("array_of_const", "", "[McpTool]\nprocedure P(X: array of const);\n"),
+        ("nested_strings", "  TRec = record Lines: TStrings; end;", "[McpTool]\nprocedure P(X: TRec);\n"),
         ("untyped_param", "", "[McpTool]\nprocedure P(const X);\n"),
-        ("record_param", "  TRec = record A: Integer; end;", "[McpTool]\nprocedure P(X: TRec);\n"),
-        ("array_param", "", "[McpTool]\nprocedure P(X: array of Integer);\n"),
         ("set_param", "  TSet = set of Byte;", "[McpTool]\nprocedure P(X: TSet);\n"),
         ("pointer_param", "", "[McpTool]\nprocedure P(X: Pointer);\n"),
         ("class_param", "", "[McpTool]\nprocedure P(X: TObject);\n"),
@@ -189,7 +265,7 @@ fn every_diagnostic() {
 fn all_errors_of_a_run_are_reported_together() {
     let text = unit(
         "",
-        "[McpTool]\nprocedure A(var X: Integer);\n[McpTool]\nprocedure B(X: Pointer);\n[McpTool('bad name')]\nprocedure C;\n",
+        "[McpTool]\nprocedure A(X: array of const);\n[McpTool]\nprocedure B(X: Pointer);\n[McpTool('bad name')]\nprocedure C;\n",
     );
     let (diagnostics, generated) = run(&text);
     assert!(generated.is_none());

@@ -107,12 +107,20 @@ async def check_tools_and_calls(client, manifest, cases, check):
             check(label, False, f"expected protocol error {case['protocol_error']}, got {result}")
             continue
         text = text_of(result)
-        if "result" in case or "success" in case:
-            expected = {"result": case["result"]} if "result" in case else {"success": True}
+        if "result" in case or "success" in case or "structured" in case:
+            if "structured" in case:
+                # Tools with var/out parameters: the whole structuredContent.
+                expected = case["structured"]
+            else:
+                expected = {"result": case["result"]} if "result" in case else {"success": True}
             check(label, not result.is_error and result.structured_content == expected,
                   f"got isError={result.is_error} structured={result.structured_content} text={text}")
             check(label + " (text block is the same JSON)",
                   json.loads(text) == expected if not result.is_error else False, text)
+        elif "error" in case:
+            # The exact message.
+            ok = bool(result.is_error) and text == case["error"]
+            check(label, ok, f"got isError={result.is_error} text={text!r}, expected {case['error']!r}")
         else:
             ok = bool(result.is_error) and all(part in text for part in case["error_contains"])
             check(label, ok, f"got isError={result.is_error} text={text!r}, expected parts {case['error_contains']}")

@@ -1,5 +1,5 @@
 //! The official Python MCP SDK client drives `delphi-mcp serve` over stdio in both eras, on the
-//! calc and delphi-versions examples (built by the code generator and Free Pascal), on the generated ABI fixture
+//! calc, delphi-versions and values examples (built by the code generator and Free Pascal), on the generated ABI fixture
 //! (Pascal faults: nil dereference, division by zero, NaN) and on the hand-written ABI library:
 //! lists the tools (checked against the manifest), calls every tool, every rejection rule the
 //! SDK can send (duplicate keys cannot be sent from a Python dict: `stdio::raw` covers them),
@@ -79,6 +79,20 @@ fn delphi_versions_example_both_eras() {
             &library,
             &generated_manifest(&library),
             "delphi_versions_cases.json",
+            mode,
+            "all",
+        );
+    }
+}
+
+#[test]
+fn values_example_both_eras() {
+    let library = support::fpc::build_example("values");
+    for mode in ["legacy", "2026-07-28"] {
+        run_client(
+            &library,
+            &generated_manifest(&library),
+            "values_cases.json",
             mode,
             "all",
         );

@@ -24,6 +24,10 @@ const KNOWN_ATTRS: &[&str] = &[
     "mcpdestructive",
     "mcpidempotent",
     "mcpopenworld",
+    "mcpname",
+    "mcpnaming",
+    "mcpinputschema",
+    "mcpschemafile",
 ];
 
 impl<'a> Builder<'a> {
@@ -33,7 +37,7 @@ impl<'a> Builder<'a> {
             if key.starts_with("mcp") && !KNOWN_ATTRS.contains(&key.as_str()) {
                 self.diagnostics.push(
                     Diagnostic::error(format!("unknown attribute `{}`", attr.name), Some(attr.span))
-                        .with_help("known: McpTool, McpInstance, McpNil, McpTitle, McpReadOnly, McpDestructive, McpIdempotent, McpOpenWorld"),
+                        .with_help("known: McpTool, McpInstance, McpNil, McpTitle, McpReadOnly, McpDestructive, McpIdempotent, McpOpenWorld, McpName, McpNaming, McpInputSchema, McpSchemaFile"),
                 );
             }
         }
@@ -138,6 +142,40 @@ impl<'a> Builder<'a> {
             }
         }
         (title, any.then_some(ann))
+    }
+
+    /// The naming policy of `[McpNaming('camelCase')]` among `attrs`, if there is one.
+    pub(super) fn naming_attr(
+        &mut self,
+        attrs: &[Attribute],
+        unit: usize,
+    ) -> Option<delphi_mcp_manifest::naming::ArgumentNaming> {
+        use delphi_mcp_manifest::naming::ArgumentNaming;
+        let attr = find_attr(attrs, "mcpnaming")?;
+        let name = self.string_args(attr, unit, 1, 1)?.into_iter().next()?;
+        let policy = ArgumentNaming::parse(&name);
+        if policy.is_none() {
+            let known: Vec<&str> = ArgumentNaming::NAMES.iter().map(|(n, _)| *n).collect();
+            self.diagnostics.push(
+                Diagnostic::error(format!("unknown naming policy `{name}`"), Some(attr.span))
+                    .with_help(format!("known: {}", known.join(", "))),
+            );
+        }
+        policy
+    }
+
+    /// The name `[McpName('name')]` among `attrs` gives, if there is one.
+    pub(super) fn name_attr(&mut self, attrs: &[Attribute], unit: usize) -> Option<String> {
+        let attr = find_attr(attrs, "mcpname")?;
+        let name = self.string_args(attr, unit, 1, 1)?.into_iter().next()?;
+        if name.is_empty() {
+            self.diagnostics.push(Diagnostic::error(
+                "[McpName] needs a non-empty name",
+                Some(attr.span),
+            ));
+            return None;
+        }
+        Some(name)
     }
 
     /// Parameter names given to `[McpNil('A', 'B')]` on the routine.

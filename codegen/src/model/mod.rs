@@ -4,6 +4,7 @@
 
 use crate::resolve::{Resolved, TypeEnv};
 use crate::types::Target;
+use delphi_mcp_manifest::naming::ArgumentNaming;
 use delphi_mcp_manifest::{CallKind, SourceLocation, ToolAnnotations};
 use delphi_mcp_parser::ast::{
     self, Decl, Member, Routine, SectionKind, StructuredKind, TypeDef, Visibility,
@@ -12,6 +13,7 @@ use delphi_mcp_parser::{Diagnostic, SourceDb, Span};
 use std::collections::BTreeMap;
 
 mod attributes;
+mod json_handler;
 mod tool;
 
 use attributes::find_attr;
@@ -60,17 +62,30 @@ pub struct Tool {
     pub params: Vec<ToolParam>,
     /// The function result, `None` for a procedure.
     pub result: Option<Resolved>,
+    /// A JSON handler's input schema (`[McpInputSchema]` or `[McpSchemaFile]`).
+    pub json_schema: Option<serde_json::Value>,
     /// Where the routine is declared.
     pub source: SourceLocation,
     /// Span of the routine name.
     pub span: Span,
 }
 
+/// Options of a model run besides the target.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ModelOptions {
+    /// The naming policy of arguments where no `[McpNaming]` applies (`--naming`).
+    pub naming: ArgumentNaming,
+}
+
 /// One parameter of a tool.
 #[derive(Debug, Clone)]
 pub struct ToolParam {
-    /// The Pascal name, also the JSON key.
+    /// The Pascal name.
     pub name: String,
+    /// The JSON key: `[McpName]`, else the Pascal name after the naming policy.
+    pub json_name: String,
+    /// How the routine receives it (`var` and `out` parameters are also returned).
+    pub mode: ast::ParamMode,
     /// The type as written.
     pub delphi_type: String,
     /// The resolved type; `None` for a parameter that always receives nil.
@@ -86,7 +101,12 @@ pub struct ToolParam {
 impl ToolParam {
     /// True when the parameter is in the schema and the ABI.
     pub fn in_schema(&self) -> bool {
-        self.resolved.is_some()
+        self.resolved.is_some() && self.mode != ast::ParamMode::Out
+    }
+
+    /// True for `var` and `out` parameters: the tool returns them beside its result.
+    pub fn is_output(&self) -> bool {
+        self.resolved.is_some() && matches!(self.mode, ast::ParamMode::Var | ast::ParamMode::Out)
     }
 }
 
@@ -109,6 +129,7 @@ pub fn is_valid_tool_name(name: &str) -> bool {
 
 struct Builder<'a> {
     db: &'a SourceDb,
+    options: ModelOptions,
     inputs: &'a [UnitInput<'a>],
     env: TypeEnv<'a>,
     diagnostics: Vec<Diagnostic>,
@@ -123,13 +144,25 @@ struct ClassInfo<'a> {
     instance: Option<(String, String, Span)>,
 }
 
-/// Builds the tool model of `inputs` for `target`, collecting every diagnostic.
+/// Builds the tool model of `inputs` for `target` with the default options, collecting every
+/// diagnostic.
 pub fn build_model(db: &SourceDb, inputs: &[UnitInput<'_>], target: &Target) -> ModelOutcome {
+    build_model_with(db, inputs, target, ModelOptions::default())
+}
+
+/// Builds the tool model of `inputs` for `target` with `options`, collecting every diagnostic.
+pub fn build_model_with(
+    db: &SourceDb,
+    inputs: &[UnitInput<'_>],
+    target: &Target,
+    options: ModelOptions,
+) -> ModelOutcome {
     let units: Vec<&ast::Unit> = inputs.iter().map(|i| i.unit).collect();
     let mut builder = Builder {
         db,
+        options,
         inputs,
-        env: TypeEnv::new(&units, target.clone()),
+        env: TypeEnv::new(&units, target.clone()).with_naming(options.naming),
         diagnostics: Vec::new(),
         tools: Vec::new(),
     };
@@ -277,6 +310,7 @@ impl<'a> Builder<'a> {
                 call: CallKind::Routine,
                 instance_class: None,
                 prefix: String::new(),
+                naming: None,
             },
         );
     }
@@ -288,6 +322,7 @@ impl<'a> Builder<'a> {
         };
         let unit_name = self.env.unit_name(class.unit).to_string();
         let class_name = &class.decl.name;
+        let class_naming = self.naming_attr(&class.decl.attributes, class.unit);
         for section in &st.sections {
             for member in &section.members {
                 let Member::Method(routine) = member else {
@@ -332,6 +367,7 @@ impl<'a> Builder<'a> {
                                 .as_ref()
                                 .map(|i| i.1.clone())
                                 .unwrap_or_default(),
+                            naming: class_naming,
                         },
                     );
                     continue;
@@ -386,6 +422,7 @@ impl<'a> Builder<'a> {
                             },
                             instance_class: Some(format!("{exposer_unit}.{}", info.decl.name)),
                             prefix: prefix.clone(),
+                            naming: class_naming,
                         },
                     );
                 }
@@ -400,6 +437,8 @@ struct ToolPlace {
     call: CallKind,
     instance_class: Option<String>,
     prefix: String,
+    /// `[McpNaming]` of the class declaring the method.
+    naming: Option<ArgumentNaming>,
 }
 
 fn has_tool_member(st: &ast::StructuredType) -> bool {

@@ -5,6 +5,7 @@ use super::attributes::find_attr;
 use super::{is_valid_tool_name, Builder, Tool, ToolParam, ToolPlace};
 use crate::resolve::{Rejection, Resolved};
 use crate::types::Unsupported;
+use delphi_mcp_manifest::naming::ArgumentNaming;
 use delphi_mcp_manifest::SourceLocation;
 use delphi_mcp_parser::ast::{self, ConstValue, ParamMode, Routine, RoutineKind};
 use delphi_mcp_parser::{Diagnostic, Span};
@@ -70,11 +71,25 @@ impl<'a> Builder<'a> {
         }
         let (title, annotations) = self.annotations(unit, routine);
         let nil_names = self.nil_names(unit, routine);
+        let naming = self
+            .naming_attr(&routine.attributes, unit)
+            .or(place.naming)
+            .unwrap_or(self.options.naming);
+        let json_schema = self.json_schema(unit, routine);
         let mut params = Vec::new();
-        for param in &routine.params {
-            if let Some(p) = self.param(unit, routine, param, &nil_names) {
-                params.push(p);
+        let mut json_result = None;
+        if json_schema.is_some() {
+            if let Some((param, result)) = self.json_handler(routine) {
+                params.push(param);
+                json_result = Some(result);
             }
+        } else {
+            for param in &routine.params {
+                if let Some(p) = self.param(unit, routine, param, &nil_names, naming) {
+                    params.push(p);
+                }
+            }
+            self.check_unique_names(routine, &params);
         }
         for (nil_name, span) in &nil_names {
             if !routine
@@ -92,6 +107,7 @@ impl<'a> Builder<'a> {
             }
         }
         let result = match &routine.result {
+            _ if json_schema.is_some() => json_result,
             Some(ty) => match self.env.resolve(ty, unit) {
                 Ok(r) => Some(r),
                 Err(rejection) => {
@@ -116,6 +132,7 @@ impl<'a> Builder<'a> {
             instance_class: place.instance_class,
             params,
             result,
+            json_schema,
             source,
             span: routine.name_span,
         });
@@ -141,29 +158,70 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Argument names must stay unique after `[McpName]` and the naming policy.
+    fn check_unique_names(&mut self, routine: &Routine, params: &[ToolParam]) {
+        let mut seen: Vec<&ToolParam> = Vec::new();
+        for param in params.iter().filter(|p| p.in_schema() || p.is_output()) {
+            let span = routine
+                .params
+                .iter()
+                .find(|p| p.name == param.name)
+                .map(|p| p.name_span);
+            let (message, help) = if param.is_output()
+                && matches!(param.json_name.as_str(), "result" | "success")
+            {
+                (
+                    format!(
+                        "`{}` parameter `{}` of `{}` would be returned as `{}`, the key of the tool's result",
+                        if param.mode == ParamMode::Var { "var" } else { "out" },
+                        param.name, routine.name, param.json_name
+                    ),
+                    "give it another name with [McpName('name')]",
+                )
+            } else if let Some(first) = seen.iter().find(|p| p.json_name == param.json_name) {
+                (
+                    format!(
+                        "parameters `{}` and `{}` of `{}` both become argument `{}`",
+                        first.name, param.name, routine.name, param.json_name
+                    ),
+                    "argument names must be unique: give one of them another name with [McpName('name')]",
+                )
+            } else {
+                seen.push(param);
+                continue;
+            };
+            self.diagnostics
+                .push(Diagnostic::error(message, span).with_help(help));
+        }
+    }
+
     pub(super) fn param(
         &mut self,
         unit: usize,
         routine: &Routine,
         param: &ast::Param,
         nil_names: &[(String, Span)],
+        naming: ArgumentNaming,
     ) -> Option<ToolParam> {
+        let json_name = self
+            .name_attr(&param.attributes, unit)
+            .unwrap_or_else(|| naming.apply(&param.name));
         let nil = find_attr(&param.attributes, "mcpnil").is_some()
             || nil_names
                 .iter()
                 .any(|(n, _)| n.eq_ignore_ascii_case(&param.name));
-        if matches!(param.mode, ParamMode::Var | ParamMode::Out) {
+        if nil && matches!(param.mode, ParamMode::Var | ParamMode::Out) {
             self.unsupported(
                 Unsupported::VarOut,
                 format!(
-                    "parameter `{}` of `{}` is a `{}` parameter",
-                    param.name,
-                    routine.name,
+                    "[McpNil] on `{}` parameter `{}` of `{}`",
                     if param.mode == ParamMode::Var {
                         "var"
                     } else {
                         "out"
-                    }
+                    },
+                    param.name,
+                    routine.name
                 ),
                 param.span,
             );
@@ -226,6 +284,8 @@ impl<'a> Builder<'a> {
         };
         Some(ToolParam {
             name: param.name.to_string(),
+            json_name,
+            mode: param.mode,
             delphi_type: ty.text.to_string(),
             resolved,
             default_pascal,

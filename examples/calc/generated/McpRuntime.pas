@@ -1,4 +1,4 @@
-{ McpRuntime: the fixed support code of the stubs delphi-mcp generates (ABI version 1, see
+{ McpRuntime: the fixed support code of the stubs delphi-mcp generates (ABI version 2, see
   docs/abi.md of delphi-mcp). Written by `delphi-mcp gen`; do not edit.
   Identifiers starting with __Mcp are reserved for generated code. }
 unit McpRuntime;
@@ -18,7 +18,7 @@ uses
   {$IFDEF FPC}SysUtils, Math{$ELSE}System.SysUtils, System.Math{$ENDIF};
 
 const
-  __McpAbi = 1;
+  __McpAbi = 2;
   __McpOk = 0;
   __McpRaised = 1;
   __McpBadArgument = 2;
@@ -30,6 +30,9 @@ const
   __McpKindUInt = 3;
   __McpKindDouble = 4;
   __McpKindString = 5;
+  __McpKindRecord = 6;
+  __McpKindArray = 7;
+  __McpKindBytes = 8;
 
 type
   { One tagged value of the ABI: 32 bytes on 64-bit targets, 24 on 32-bit. }
@@ -41,6 +44,12 @@ type
     Len: NativeInt;
   end;
   __PMcpAbiValue = ^__TMcpAbiValue;
+
+  { A result block being written (ABI 2): slots in pre-order, grown as needed. }
+  __TMcpWriter = record
+    Buf: __PMcpAbiValue;
+    Count, Cap: NativeInt;
+  end;
 
   { What a stub saves on entry and restores on exit. }
   __TMcpCallState = record
@@ -97,6 +106,21 @@ function __McpSetAnsiChar(Res: __PMcpAbiValue; V: AnsiChar): Int32;
 
 function __McpFail(Res: __PMcpAbiValue): Int32;
 function __McpModuleNotOpen(Res: __PMcpAbiValue; const Resolver: string): Int32;
+
+{ ABI 2: composite values. }
+function __McpBlock(Args: __PMcpAbiValue; Index: Integer; out Block: __PMcpAbiValue;
+  Res: __PMcpAbiValue): Int32;
+function __McpGetHead(Block: __PMcpAbiValue; Cursor: Integer; const Name: string;
+  Kind: Int32; Expected: Int64; out Count: Integer; Res: __PMcpAbiValue): Int32;
+function __McpGetBytes(Args: __PMcpAbiValue; Index: Integer; const Name: string;
+  out V: TBytes; Res: __PMcpAbiValue): Int32;
+function __McpSetByteArray(Res: __PMcpAbiValue; const V: TBytes): Int32;
+procedure __McpWInit(var W: __TMcpWriter);
+procedure __McpWAdd(var W: __TMcpWriter; const V: __TMcpAbiValue);
+function __McpWOpen(var W: __TMcpWriter; Kind: Int32; Count: Int64): NativeInt;
+procedure __McpWClose(var W: __TMcpWriter; Header: NativeInt);
+function __McpWFinish(var W: __TMcpWriter; Res: __PMcpAbiValue): Int32;
+procedure __McpWFree(var W: __TMcpWriter);
 
 implementation
 
@@ -889,6 +913,133 @@ begin
     { Out of memory while reporting: leave the message out rather than raise. }
     FillChar(Res^, SizeOf(Res^), 0);
   end;
+end;
+
+{ ABI 2: composite values (docs/abi.md, "Composite values"). Argument blocks belong to the
+  runtime and are only read; result blocks and their strings are allocated here with GetMem and
+  released by the runtime through mcp_free. }
+
+function __McpBlock(Args: __PMcpAbiValue; Index: Integer; out Block: __PMcpAbiValue;
+  Res: __PMcpAbiValue): Int32;
+var
+  A: __PMcpAbiValue;
+begin
+  A := __McpArg(Args, Index);
+  Block := __PMcpAbiValue(A^.Ptr);
+  if ((A^.Kind <> __McpKindRecord) and (A^.Kind <> __McpKindArray)) or (Block = nil) then
+  begin
+    __McpSetMessage(Res, 'bad call: argument ' + IntToStr(Index) + ' is not a block');
+    Exit(__McpBadCall);
+  end;
+  Result := __McpOk;
+end;
+
+function __McpGetHead(Block: __PMcpAbiValue; Cursor: Integer; const Name: string;
+  Kind: Int32; Expected: Int64; out Count: Integer; Res: __PMcpAbiValue): Int32;
+var
+  A: __PMcpAbiValue;
+begin
+  Count := 0;
+  A := __McpArg(Block, Cursor);
+  if (A^.Kind <> Kind) or ((Expected >= 0) and (A^.Bits <> UInt64(Expected))) or
+    (A^.Bits > UInt64(MaxInt)) then
+  begin
+    __McpSetMessage(Res, 'bad call: ' + Name + ' has kind ' + IntToStr(A^.Kind) + ' and ' +
+      UIntToStr(A^.Bits) + ' children');
+    Exit(__McpBadCall);
+  end;
+  Count := Integer(A^.Bits);
+  Result := __McpOk;
+end;
+
+function __McpGetBytes(Args: __PMcpAbiValue; Index: Integer; const Name: string;
+  out V: TBytes; Res: __PMcpAbiValue): Int32;
+var
+  A: __PMcpAbiValue;
+begin
+  V := nil;
+  A := __McpArg(Args, Index);
+  if A^.Kind <> __McpKindBytes then
+    Exit(__McpBadKind(Res, Name, A^.Kind));
+  SetLength(V, A^.Len);
+  if A^.Len > 0 then
+    Move(A^.Ptr^, V[0], A^.Len);
+  Result := __McpOk;
+end;
+
+function __McpSetByteArray(Res: __PMcpAbiValue; const V: TBytes): Int32;
+begin
+  if Length(V) > 0 then
+    __McpSetBytes(Res, @V[0], Length(V))
+  else
+    __McpSetBytes(Res, nil, 0);
+  Res^.Kind := __McpKindBytes;
+  Result := __McpOk;
+end;
+
+procedure __McpWInit(var W: __TMcpWriter);
+begin
+  W.Buf := nil;
+  W.Count := 0;
+  W.Cap := 0;
+end;
+
+procedure __McpWAdd(var W: __TMcpWriter; const V: __TMcpAbiValue);
+begin
+  if W.Count = W.Cap then
+  begin
+    if W.Cap = 0 then
+      W.Cap := 16
+    else
+      W.Cap := W.Cap * 2;
+    ReallocMem(W.Buf, W.Cap * SizeOf(__TMcpAbiValue));
+  end;
+  __McpArg(W.Buf, W.Count)^ := V;
+  Inc(W.Count);
+end;
+
+function __McpWOpen(var W: __TMcpWriter; Kind: Int32; Count: Int64): NativeInt;
+var
+  V: __TMcpAbiValue;
+begin
+  FillChar(V, SizeOf(V), 0);
+  V.Kind := Kind;
+  V.Bits := UInt64(Count);
+  __McpWAdd(W, V);
+  Result := W.Count - 1;
+end;
+
+procedure __McpWClose(var W: __TMcpWriter; Header: NativeInt);
+begin
+  __McpArg(W.Buf, Header)^.Len := W.Count - Header - 1;
+end;
+
+function __McpWFinish(var W: __TMcpWriter; Res: __PMcpAbiValue): Int32;
+begin
+  Res^ := W.Buf^;
+  Res^.Ptr := W.Buf;
+  Res^.Len := W.Count;
+  { The block now belongs to the runtime. }
+  W.Buf := nil;
+  W.Count := 0;
+  W.Cap := 0;
+  Result := __McpOk;
+end;
+
+procedure __McpWFree(var W: __TMcpWriter);
+var
+  I: NativeInt;
+  A: __PMcpAbiValue;
+begin
+  for I := 0 to W.Count - 1 do
+  begin
+    A := __McpArg(W.Buf, I);
+    if ((A^.Kind = __McpKindString) or (A^.Kind = __McpKindBytes)) and (A^.Ptr <> nil) then
+      FreeMem(A^.Ptr);
+  end;
+  if W.Buf <> nil then
+    FreeMem(W.Buf);
+  __McpWInit(W);
 end;
 
 function __McpModuleNotOpen(Res: __PMcpAbiValue; const Resolver: string): Int32;

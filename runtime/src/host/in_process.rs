@@ -21,6 +21,7 @@ use super::{
     timer, ArgValue, CallControl, CallError, CallReturn, HostCallFuture, HostLibrary, HostOptions,
     ReturnValue, TimeoutEnd, ToolHost,
 };
+use crate::block::{Block, TakeError};
 use crate::error::LoadError;
 use crate::status::utc_iso;
 use delphi_mcp_manifest::abi::{self, AbiKind, AbiValue, FreeFn, InitFn, ToolFn, ABI_VERSION};
@@ -181,7 +182,7 @@ impl LibraryHost {
             .ok_or_else(|| missing(abi::symbols::ABI_VERSION, "every delphi-mcp library has it"))?;
         // SAFETY: signature fixed by the ABI.
         let found = unsafe { abi_version() };
-        if found < 0 || found as u32 != ABI_VERSION {
+        if found < 0 || !abi::is_supported(found as u32) {
             return Err(LoadError::AbiVersion {
                 library: path,
                 found: found.into(),
@@ -542,8 +543,22 @@ fn library_thread(
 }
 
 fn run_job(job: &Job, free: FreeFn, max_result_bytes: usize) -> Result<CallReturn, CallError> {
-    // The argument strings live in `job.args` until this function returns.
-    let values: Vec<AbiValue> = job.args.iter().map(to_abi).collect();
+    // The argument strings and blocks live in `job.args` and `blocks` until this function
+    // returns.
+    let blocks: Vec<Vec<AbiValue>> = job
+        .args
+        .iter()
+        .map(|arg| match arg {
+            ArgValue::Block(block) => block.abi_slots(),
+            _ => Vec::new(),
+        })
+        .collect();
+    let values: Vec<AbiValue> = job
+        .args
+        .iter()
+        .zip(&blocks)
+        .map(|(arg, block)| to_abi(arg, block))
+        .collect();
     let mut out = AbiValue::ABSENT;
     let count = values.len() as i32;
     // SAFETY: signature fixed by the ABI; `values` outlives the call.
@@ -559,10 +574,12 @@ fn run_job(job: &Job, free: FreeFn, max_result_bytes: usize) -> Result<CallRetur
     }
 }
 
-fn to_abi(arg: &ArgValue) -> AbiValue {
+/// The argument slot of `arg`; a block's slots are `block` ([`Block::abi_slots`]).
+fn to_abi(arg: &ArgValue, block: &[AbiValue]) -> AbiValue {
     let mut value = AbiValue::ABSENT;
     match arg {
         ArgValue::Absent => {}
+        ArgValue::Block(_) => value = Block::root_value(block),
         ArgValue::Bool(b) => {
             value.kind = AbiKind::Bool as i32;
             value.bits = u64::from(*b);
@@ -590,14 +607,23 @@ fn to_abi(arg: &ArgValue) -> AbiValue {
 
 /// Copies an out value out of library memory and releases its string through `mcp_free`.
 /// A string longer than `limit` is released without being copied: `Err(its length)`.
-fn take_value(value: &AbiValue, free: FreeFn, limit: usize) -> Result<ReturnValue, u64> {
+pub(crate) fn take_value(value: &AbiValue, free: FreeFn, limit: usize) -> Result<ReturnValue, u64> {
+    if value.kind == AbiKind::Record as i32 || value.kind == AbiKind::Array as i32 {
+        // SAFETY: a composite out value is a block as `docs/abi.md` describes.
+        return match unsafe { Block::take(value, free, limit) } {
+            Ok(block) => Ok(ReturnValue::Block(block)),
+            Err(TakeError::TooLarge(bytes)) => Err(bytes),
+            // Reported as a bad call: the stub and the runtime disagree.
+            Err(TakeError::Malformed(why)) => Ok(ReturnValue::Malformed(why)),
+        };
+    }
     let result = match value.kind {
         k if k == AbiKind::Absent as i32 => Ok(ReturnValue::Absent),
         k if k == AbiKind::Bool as i32 => Ok(ReturnValue::Bool(value.bits != 0)),
         k if k == AbiKind::Int as i32 => Ok(ReturnValue::Int(value.bits as i64)),
         k if k == AbiKind::UInt as i32 => Ok(ReturnValue::UInt(value.bits)),
         k if k == AbiKind::Double as i32 => Ok(ReturnValue::Double(f64::from_bits(value.bits))),
-        k if k == AbiKind::String as i32 => {
+        k if k == AbiKind::String as i32 || k == AbiKind::Bytes as i32 => {
             if value.ptr.is_null() || value.len <= 0 {
                 Ok(ReturnValue::String(Vec::new()))
             } else if value.len as u64 > limit as u64 {

@@ -98,6 +98,8 @@ pub enum ArgValue {
     Double(f64),
     /// A string, UTF-8.
     String(String),
+    /// A composite value (ABI 2), validated as a whole.
+    Block(crate::block::Block),
 }
 
 /// A value the library returned, already copied out of library memory.
@@ -115,6 +117,10 @@ pub enum ReturnValue {
     Double(f64),
     /// String bytes (expected UTF-8, not yet checked).
     String(Vec<u8>),
+    /// A composite value (ABI 2), copied out of its library block.
+    Block(crate::block::Block),
+    /// A result block whose counts or kinds do not add up (a stub bug), and why.
+    Malformed(String),
     /// A kind tag this runtime does not know.
     Unknown(i32),
 }

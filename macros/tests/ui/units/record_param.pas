@@ -4,7 +4,9 @@ interface
 
 type
   TPoint = record
-    X, Y: Integer;
+    case Polar: Boolean of
+      False: (X, Y: Integer);
+      True: (R, Phi: Double);
   end;
 
 /// <summary>Length of a point.</summary>
@@ -15,7 +17,7 @@ implementation
 
 function Norm(P: TPoint): Double;
 begin
-  Result := Sqrt(P.X * P.X + P.Y * P.Y);
+  Result := P.R;
 end;
 
 end.

@@ -4,13 +4,14 @@ interface
 
 /// <summary>Swaps nothing.</summary>
 [McpTool]
-procedure Increment(var Counter: Integer);
+[McpNil('Counter')]
+procedure Increment(var Counter: TObject);
 
 implementation
 
-procedure Increment(var Counter: Integer);
+procedure Increment(var Counter: TObject);
 begin
-  Inc(Counter);
+  Counter := nil;
 end;
 
 end.

@@ -16,9 +16,14 @@
 //! the `u64` bits of the double, or bytes. Bytes are a `u32` length and the bytes. A returned
 //! value of a kind the runtime does not know travels as that kind with no data
 //! ([`ReturnValue::Unknown`]); arguments must be of a known kind, and argument strings UTF-8.
+//! A composite value (ABI 2: kind 6 record, 7 array, 8 bytes) is its root's kind, a `u32` slot
+//! count and each slot of its [`Block`]: `i32` kind, then bytes for a string or bytes slot, else
+//! `u64` bits and `u64` len. A result block the library got wrong travels as kind -2 and the
+//! bytes of the reason ([`ReturnValue::Malformed`]).
 //!
 //! Nothing here panics on input: a short, oversized or malformed frame is a [`FrameError`].
 
+use crate::block::{Block, Slot};
 use crate::host::{ArgValue, CallReturn, ReturnValue};
 use delphi_mcp_manifest::abi::AbiKind;
 use std::io::Read;
@@ -206,9 +211,23 @@ enum Wire<'a> {
     UInt(u64),
     Double(f64),
     Bytes(&'a [u8]),
+    /// A composite value (ABI 2).
+    Block(Block),
+    /// A borrowed composite value, to encode.
+    BlockRef(&'a Block),
+    /// A result block the library got wrong, and why.
+    Malformed(&'a [u8]),
     /// A kind the ABI does not have (results only).
     Unknown(i32),
 }
+
+/// Bytes a block takes in a frame.
+fn block_size(block: &Block) -> usize {
+    8 + block.slots.len() * 20 + block.bytes.len()
+}
+
+/// The frame tag of [`Wire::Malformed`].
+const MALFORMED: i32 = -2;
 
 impl Wire<'_> {
     fn of_arg(arg: &ArgValue) -> Wire<'_> {
@@ -219,6 +238,7 @@ impl Wire<'_> {
             ArgValue::UInt(value) => Wire::UInt(*value),
             ArgValue::Double(value) => Wire::Double(*value),
             ArgValue::String(text) => Wire::Bytes(text.as_bytes()),
+            ArgValue::Block(block) => Wire::BlockRef(block),
         }
     }
 
@@ -230,6 +250,10 @@ impl Wire<'_> {
             ReturnValue::UInt(value) => Wire::UInt(*value),
             ReturnValue::Double(value) => Wire::Double(*value),
             ReturnValue::String(bytes) => Wire::Bytes(bytes),
+            ReturnValue::Block(block) => Wire::BlockRef(block),
+            ReturnValue::Malformed(why) => Wire::Malformed(why.as_bytes()),
+            // Its tag is taken by `Malformed`: say so in one.
+            ReturnValue::Unknown(MALFORMED) => Wire::Malformed(b"unknown kind -2"),
             ReturnValue::Unknown(kind) => Wire::Unknown(*kind),
         }
     }
@@ -237,7 +261,9 @@ impl Wire<'_> {
     /// Bytes it takes in a frame.
     fn size(&self) -> usize {
         match self {
-            Wire::Bytes(bytes) => 8 + bytes.len(),
+            Wire::Bytes(bytes) | Wire::Malformed(bytes) => 8 + bytes.len(),
+            Wire::Block(block) => block_size(block),
+            Wire::BlockRef(block) => block_size(block),
             _ => 12,
         }
     }
@@ -267,7 +293,29 @@ impl Frame {
                 self.i32(AbiKind::String as i32);
                 self.bytes(bytes)?;
             }
+            Wire::Malformed(bytes) => {
+                self.i32(MALFORMED);
+                self.bytes(bytes)?;
+            }
+            Wire::Block(ref block) => self.block(block)?,
+            Wire::BlockRef(block) => self.block(block)?,
             Wire::Unknown(kind) => self.i32(kind),
+        }
+        Ok(())
+    }
+
+    fn block(&mut self, block: &Block) -> Result<(), FrameError> {
+        let root = block.slots.first().map_or(AbiKind::Array, |s| s.kind);
+        self.i32(root as i32);
+        self.u32(u32::try_from(block.slots.len()).unwrap_or(u32::MAX));
+        for slot in &block.slots {
+            self.i32(slot.kind as i32);
+            if matches!(slot.kind, AbiKind::String | AbiKind::Bytes) {
+                self.bytes(block.bytes_of(slot))?;
+            } else {
+                self.u64(slot.bits);
+                self.u64(slot.len as u64);
+            }
         }
         Ok(())
     }
@@ -381,8 +429,50 @@ impl<'a> Fields<'a> {
             k if k == AbiKind::UInt as i32 => Wire::UInt(self.u64()?),
             k if k == AbiKind::Double as i32 => Wire::Double(f64::from_bits(self.u64()?)),
             k if k == AbiKind::String as i32 => Wire::Bytes(self.bytes()?),
+            k if k == AbiKind::Record as i32
+                || k == AbiKind::Array as i32
+                || k == AbiKind::Bytes as i32 =>
+            {
+                Wire::Block(self.block()?)
+            }
+            MALFORMED => Wire::Malformed(self.bytes()?),
             other => Wire::Unknown(other),
         })
+    }
+
+    fn block(&mut self) -> Result<Block, FrameError> {
+        let count = self.u32()? as usize;
+        // Every slot takes at least its kind and a length: a count the payload cannot hold is
+        // refused before anything is allocated for it.
+        if count > self.rest.len() / 8 {
+            return Err(FrameError::Truncated {
+                missing: count * 8 - self.rest.len(),
+            });
+        }
+        let mut block = Block::default();
+        for index in 0..count {
+            let tag = self.i32()?;
+            let kind =
+                AbiKind::from_tag(tag).ok_or(FrameError::UnknownKind { index, kind: tag })?;
+            if matches!(kind, AbiKind::String | AbiKind::Bytes) {
+                let bytes = self.bytes()?;
+                block.push_bytes(kind, bytes);
+            } else {
+                let bits = self.u64()?;
+                let len = usize::try_from(self.u64()?).unwrap_or(usize::MAX);
+                block.slots.push(Slot {
+                    kind,
+                    bits,
+                    start: 0,
+                    len,
+                });
+            }
+        }
+        block.check().map_err(|_| FrameError::UnknownKind {
+            index: 0,
+            kind: MALFORMED,
+        })?;
+        Ok(block)
     }
 
     fn end(self) -> Result<(), FrameError> {
@@ -429,7 +519,15 @@ pub fn decode_to_worker(payload: &[u8]) -> Result<ToWorker, FrameError> {
                     .map_err(|_| FrameError::NotUtf8("an argument string"))?
                     .to_string(),
             ),
+            Wire::Block(block) => ArgValue::Block(block),
             Wire::Unknown(kind) => return Err(FrameError::UnknownKind { index, kind }),
+            // Never decoded: `Fields::value` gives owned blocks.
+            Wire::BlockRef(_) | Wire::Malformed(_) => {
+                return Err(FrameError::UnknownKind {
+                    index,
+                    kind: MALFORMED,
+                })
+            }
         });
     }
     fields.end()?;
@@ -463,6 +561,11 @@ pub fn decode_from_worker(payload: &[u8]) -> Result<FromWorker, FrameError> {
                 Wire::UInt(value) => ReturnValue::UInt(value),
                 Wire::Double(value) => ReturnValue::Double(value),
                 Wire::Bytes(bytes) => ReturnValue::String(bytes.to_vec()),
+                Wire::Block(block) => ReturnValue::Block(block),
+                Wire::BlockRef(block) => ReturnValue::Block(block.clone()),
+                Wire::Malformed(why) => {
+                    ReturnValue::Malformed(String::from_utf8_lossy(why).into_owned())
+                }
                 Wire::Unknown(kind) => ReturnValue::Unknown(kind),
             };
             FromWorker::Returned {
@@ -481,259 +584,4 @@ pub fn decode_from_worker(payload: &[u8]) -> Result<FromWorker, FrameError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn payload(frame: &[u8]) -> Vec<u8> {
-        read_frame(&mut &frame[..], usize::MAX)
-            .expect("a whole frame")
-            .expect("not the end")
-    }
-
-    #[test]
-    fn calls_round_trip_every_argument_kind() {
-        let call = ToWorker::Call {
-            id: u64::MAX - 1,
-            tool: 7,
-            args: vec![
-                ArgValue::Absent,
-                ArgValue::Bool(true),
-                ArgValue::Bool(false),
-                ArgValue::Int(i64::MIN),
-                ArgValue::Int(-1),
-                ArgValue::UInt(u64::MAX),
-                ArgValue::Double(-0.0),
-                ArgValue::Double(f64::MAX),
-                ArgValue::Double(f64::NAN),
-                ArgValue::String(String::new()),
-                ArgValue::String("Zoë 😀".into()),
-            ],
-        };
-        let frame = encode_to_worker(&call).expect("encode");
-        let decoded = decode_to_worker(&payload(&frame)).expect("decode");
-        let ToWorker::Call { id, tool, args } = &decoded;
-        assert_eq!((*id, *tool), (u64::MAX - 1, 7));
-        let ToWorker::Call { args: sent, .. } = &call;
-        assert_eq!(args.len(), sent.len());
-        for (got, sent) in args.iter().zip(sent) {
-            match (got, sent) {
-                // NaN != NaN: compare the bits.
-                (ArgValue::Double(a), ArgValue::Double(b)) => assert_eq!(a.to_bits(), b.to_bits()),
-                (a, b) => assert_eq!(a, b),
-            }
-        }
-    }
-
-    #[test]
-    fn worker_frames_round_trip_every_value_kind() {
-        let values = [
-            ReturnValue::Absent,
-            ReturnValue::Bool(true),
-            ReturnValue::Int(i64::MIN),
-            ReturnValue::UInt(u64::MAX),
-            ReturnValue::Double(1.5e-300),
-            ReturnValue::String(vec![0xff, 0, b'x']),
-            ReturnValue::Unknown(42),
-            ReturnValue::Unknown(-7),
-        ];
-        for (status, value) in values.into_iter().enumerate() {
-            let message = FromWorker::Returned {
-                id: status as u64,
-                returned: CallReturn {
-                    status: status as i32 - 1,
-                    value,
-                },
-            };
-            let frame = encode_from_worker(&message).expect("encode");
-            assert_eq!(
-                decode_from_worker(&payload(&frame)).expect("decode"),
-                message
-            );
-        }
-        for message in [
-            FromWorker::Hello {
-                pid: 4242,
-                outcome: Ok(br#"{"name":"x"}"#.to_vec()),
-            },
-            FromWorker::Hello {
-                pid: 1,
-                outcome: Err("library x.so does not export `mcp_init`".into()),
-            },
-            FromWorker::TooLarge {
-                id: 3,
-                bytes: 104_857_600,
-            },
-        ] {
-            let frame = encode_from_worker(&message).expect("encode");
-            assert_eq!(
-                decode_from_worker(&payload(&frame)).expect("decode"),
-                message
-            );
-        }
-    }
-
-    #[test]
-    fn frames_follow_one_another_and_end_cleanly() {
-        let mut stream = Vec::new();
-        for id in 0..3 {
-            let message = FromWorker::TooLarge { id, bytes: 1 };
-            stream.extend(encode_from_worker(&message).expect("encode"));
-        }
-        let mut reader = &stream[..];
-        for id in 0..3 {
-            let payload = read_frame(&mut reader, 64).expect("frame").expect("more");
-            assert_eq!(
-                decode_from_worker(&payload).expect("decode"),
-                FromWorker::TooLarge { id, bytes: 1 }
-            );
-        }
-        assert!(read_frame(&mut reader, 64).expect("clean end").is_none());
-    }
-
-    #[test]
-    fn truncated_frames_are_errors_at_every_cut() {
-        let call = ToWorker::Call {
-            id: 1,
-            tool: 2,
-            args: vec![ArgValue::String("hello".into()), ArgValue::Int(5)],
-        };
-        let frame = encode_to_worker(&call).expect("encode");
-        for cut in 1..frame.len() {
-            let error = read_frame(&mut &frame[..cut], usize::MAX).expect_err("truncated");
-            assert!(
-                matches!(error, FrameError::Truncated { .. }),
-                "cut {cut}: {error}"
-            );
-        }
-        // A payload cut short inside its fields (with a consistent length prefix).
-        let body = payload(&frame);
-        for cut in 0..body.len() {
-            let error = decode_to_worker(&body[..cut]).expect_err("short payload");
-            assert!(
-                matches!(error, FrameError::Truncated { .. }),
-                "cut {cut}: {error}"
-            );
-        }
-        let returned = encode_from_worker(&FromWorker::Returned {
-            id: 9,
-            returned: CallReturn {
-                status: 0,
-                value: ReturnValue::String(b"abc".to_vec()),
-            },
-        })
-        .expect("encode");
-        let body = payload(&returned);
-        for cut in 0..body.len() {
-            assert!(decode_from_worker(&body[..cut]).is_err(), "cut {cut}");
-        }
-    }
-
-    #[test]
-    fn oversized_and_malformed_frames_are_errors() {
-        // A length over the limit is refused before anything is read or allocated.
-        let mut huge = u32::MAX.to_le_bytes().to_vec();
-        huge.push(CALL);
-        let error = read_frame(&mut &huge[..], MAX_CALL_FRAME).expect_err("oversized");
-        assert!(
-            matches!(error, FrameError::TooLarge { len, .. } if len == u64::from(u32::MAX)),
-            "{error}"
-        );
-        // A count of values the payload cannot hold.
-        let mut body = vec![CALL];
-        body.extend(1u64.to_le_bytes());
-        body.extend(0u32.to_le_bytes());
-        body.extend(u32::MAX.to_le_bytes());
-        assert!(matches!(
-            decode_to_worker(&body),
-            Err(FrameError::Truncated { .. })
-        ));
-        // A string length past the end.
-        let mut body = vec![RETURNED];
-        body.extend(1u64.to_le_bytes());
-        body.extend(0i32.to_le_bytes());
-        body.extend((AbiKind::String as i32).to_le_bytes());
-        body.extend(u32::MAX.to_le_bytes());
-        assert!(matches!(
-            decode_from_worker(&body),
-            Err(FrameError::Truncated { .. })
-        ));
-        // Unknown types, wrong directions, unknown argument kinds, bad flags, bad UTF-8,
-        // trailing bytes, an empty payload.
-        assert!(matches!(
-            decode_to_worker(&[99]),
-            Err(FrameError::UnexpectedType(99))
-        ));
-        assert!(matches!(
-            decode_to_worker(&[HELLO]),
-            Err(FrameError::UnexpectedType(HELLO))
-        ));
-        assert!(matches!(
-            decode_from_worker(&[CALL]),
-            Err(FrameError::UnexpectedType(CALL))
-        ));
-        let mut body = vec![CALL];
-        body.extend(1u64.to_le_bytes());
-        body.extend(0u32.to_le_bytes());
-        body.extend(1u32.to_le_bytes());
-        body.extend(9i32.to_le_bytes());
-        assert!(matches!(
-            decode_to_worker(&body),
-            Err(FrameError::UnknownKind { index: 0, kind: 9 })
-        ));
-        let mut body = vec![CALL];
-        body.extend(1u64.to_le_bytes());
-        body.extend(0u32.to_le_bytes());
-        body.extend(1u32.to_le_bytes());
-        body.extend((AbiKind::Bool as i32).to_le_bytes());
-        body.push(2);
-        assert!(matches!(
-            decode_to_worker(&body),
-            Err(FrameError::InvalidFlag(2))
-        ));
-        let mut body = vec![CALL];
-        body.extend(1u64.to_le_bytes());
-        body.extend(0u32.to_le_bytes());
-        body.extend(1u32.to_le_bytes());
-        body.extend((AbiKind::String as i32).to_le_bytes());
-        body.extend(2u32.to_le_bytes());
-        body.extend([0xc3, 0x28]);
-        assert!(matches!(
-            decode_to_worker(&body),
-            Err(FrameError::NotUtf8(_))
-        ));
-        let mut frame = encode_from_worker(&FromWorker::TooLarge { id: 1, bytes: 2 })
-            .expect("encode")[4..]
-            .to_vec();
-        frame.push(0);
-        assert!(matches!(
-            decode_from_worker(&frame),
-            Err(FrameError::Trailing(1))
-        ));
-        assert!(matches!(
-            decode_from_worker(&[]),
-            Err(FrameError::Truncated { .. })
-        ));
-    }
-
-    #[test]
-    fn arbitrary_bytes_never_panic() {
-        // A small deterministic generator: every prefix of many pseudo-random payloads.
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        for _ in 0..2000 {
-            let len = (state % 48) as usize;
-            let mut bytes = Vec::with_capacity(len);
-            for _ in 0..len {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                bytes.push((state & 0xff) as u8);
-            }
-            if let Some(first) = bytes.first_mut() {
-                *first = 1 + *first % 4;
-            }
-            let _ = decode_to_worker(&bytes);
-            let _ = decode_from_worker(&bytes);
-            let _ = read_frame(&mut &bytes[..], 32);
-        }
-    }
-}
+mod tests;
