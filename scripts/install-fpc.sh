@@ -49,6 +49,22 @@ EOF
     "${packages[@]}" >/dev/null
 fi
 
+# A Free Pascal installed from Debian's packages before fpjson was needed: add the unit packages
+# it lacks (a Free Pascal from elsewhere brings its own units and is left alone).
+if command -v dpkg-query >/dev/null 2>&1 &&
+  dpkg-query -W -f='${Status}' "${packages[0]}" 2>/dev/null | grep -q "ok installed"; then
+  missing=()
+  for package in fp-units-fcl-3.2.2 fp-units-base-3.2.2; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed" ||
+      missing+=("$package")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "install-fpc: installing ${missing[*]} (fpjson, for JSON handlers)" >&2
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      "${missing[@]}" >/dev/null
+  fi
+fi
+
 version=$(fpc -iV)
 echo "fpc $version" >&2
 if [ "$version" != 3.2.2 ]; then
