@@ -312,6 +312,18 @@ fn cases() -> Vec<Case> {
             Error(&["raised EDivByZero"]),
         ),
         case(
+            "divide_floats",
+            json!({"A": 1.0, "B": 0.0}),
+            Error(&["raised EZeroDivide"]),
+            Error(&["raised EZeroDivide"]),
+        ),
+        case(
+            "divide_floats",
+            json!({"A": 1.0, "B": 4.0}),
+            Value(json!(0.25)),
+            Value(json!(0.25)),
+        ),
+        case(
             "overflow_stack",
             json!({"Depth": 0}),
             Error(&["Tool \"overflow_stack\" raised"]),
