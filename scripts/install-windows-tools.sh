@@ -31,8 +31,9 @@ as_root() {
 scripts/install-fpc.sh
 
 # fpc-source: the RTL's source; fp-utils: fpcmake; rustc-web/cargo-web/rust-web-src: a Rust
-# whose standard library can be built for a target rustup would otherwise download.
-packages=(fpc-source-3.2.2 fp-utils-3.2.2 make wine64 gcc-mingw-w64-x86-64
+# whose standard library can be built for a target rustup would otherwise download; mono-xbuild:
+# an MSBuild engine for the Delphi build step (templates/msbuild/DelphiMcp.targets).
+packages=(fpc-source-3.2.2 fp-utils-3.2.2 make wine64 gcc-mingw-w64-x86-64 mono-xbuild
   rustc-web cargo-web rust-web-src)
 missing=()
 for package in "${packages[@]}"; do

@@ -87,6 +87,38 @@ cp -r test-support/abi_lib "$projects/abi lib"
 win64_library "$projects/abi lib" abilib.lpr abilib
 [ "$what" = build ] && { step "built"; exit 0; }
 
+failures=0
+fail() { echo "FAIL $*" >&2; failures=$((failures + 1)); }
+
+# --- The Delphi build step: templates/msbuild/DelphiMcp.targets in a stand-in .dproj, run by
+# Mono's xbuild with the Linux delphi-mcp. It must write calc's stubs exactly as committed, put
+# generated\ first on the search paths, pass with DelphiMcpCheck=true, and fail it once a unit
+# changes.
+step "msbuild: DelphiMcp.targets under xbuild"
+msbuild=$out/msbuild/Calc
+rm -rf "$msbuild"
+mkdir -p "$msbuild"
+cp examples/calc/CalcModule.pas templates/msbuild/DelphiMcp.targets "$msbuild/"
+cp tests/windows/StandIn.dproj "$msbuild/Calc.dproj"
+xbuild_calc() { (cd "$msbuild" && xbuild /nologo /v:minimal /p:DelphiMcpExe="$linux_exe" "$@" Calc.dproj); }
+if ! xbuild_calc >"$out/msbuild.log" 2>&1; then
+  fail "xbuild of the stand-in project"; cat "$out/msbuild.log" >&2
+elif ! grep -q "compiler unit path: $msbuild/generated;" "$out/msbuild.log"; then
+  fail "generated\ is not first on the unit path"; cat "$out/msbuild.log" >&2
+elif ! diff -r examples/calc/generated "$msbuild/generated" >&2; then
+  fail "the targets' stubs differ from examples/calc/generated"
+elif ! xbuild_calc /p:DelphiMcpCheck=true >"$out/msbuild.log" 2>&1; then
+  fail "DelphiMcpCheck=true after a build"; cat "$out/msbuild.log" >&2
+else
+  sed -i 's/Multiply a value by a factor/Multiply a value by some factor/' "$msbuild/CalcModule.pas"
+  if xbuild_calc /p:DelphiMcpCheck=true >"$out/msbuild.log" 2>&1 ||
+    ! grep -q 'would change' "$out/msbuild.log"; then
+    fail "DelphiMcpCheck=true did not fail on stale stubs"; cat "$out/msbuild.log" >&2
+  else
+    echo "ok   msbuild: generation before the compile, search paths, check mode" >&2
+  fi
+fi
+
 # --- Wine: one prefix, its server kept running for the whole run (each start costs ~1 s).
 export WINEPREFIX=$tools/wineprefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 /usr/lib/wine/wineserver -p
@@ -104,7 +136,6 @@ done
 server=$out/bin/delphi-mcp-cp1252
 windows_path() { printf 'Z:%s' "$1" | tr / '\\'; }
 
-failures=0
 run() { # label, command...
   local label=$1
   shift
