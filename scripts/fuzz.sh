@@ -4,7 +4,8 @@
 #
 #   scripts/fuzz.sh smoke          CI: a debug build without sanitizer, each target for 10 s
 #   scripts/fuzz.sh run [RUNS]     each target to RUNS executions (default 10,000,000), optimized
-#                                  build with AddressSanitizer; prints the executions of each
+#                                  build; prints the executions of each. FUZZ_SANITIZER picks
+#                                  cargo fuzz's sanitizer (default none: see docs/fuzzing.md)
 #
 # cargo fuzz passes nightly-only flags to rustc; RUSTC_BOOTSTRAP=1 lets the stable toolchain
 # accept them, so no nightly toolchain is needed. Corpora grow in fuzz/corpus (git-ignored);
@@ -56,10 +57,11 @@ case $mode in
     ;;
   run)
     runs=${2:-10000000}
-    cargo fuzz build -O
+    sanitizer=${FUZZ_SANITIZER:-none}
+    cargo fuzz build -O -s "$sanitizer"
     libfuzzer_args=(-runs="$runs" -max_len=65536 -print_final_stats=1)
     for target in "${targets[@]}"; do
-      run_target "$target" -O
+      run_target "$target" -O -s "$sanitizer"
     done
     ;;
   *)
