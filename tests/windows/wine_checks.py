@@ -1,10 +1,10 @@
 """Windows behaviour of delphi-mcp.exe under Wine (run by scripts/test-windows.sh).
 
-usage: wine_checks.py OUT WINEPREFIX
+usage: wine_checks.py LAUNCHER PROJECTS WINEPREFIX
 
-OUT is the folder scripts/test-windows.sh built into: `bin/delphi-mcp-cpNNNN` start the server
-under Wine with ANSI code page NNNN, `Program Files/<project>/build/*.dll` are the Win64
-libraries. Checked here, each against a server under Wine:
+`LAUNCHER-cpNNNN` (written by scripts/test-windows.sh) start the server under Wine with ANSI
+code page NNNN; `PROJECTS/<project>/build/*.dll` are the libraries, built for the launcher's
+architecture. Logs go next to PROJECTS. Checked here, each against a server under Wine:
 - Streamable HTTP: the official Python client (tests/clients/http_python_client.py) with the
   token from the token file, which must be under %LOCALAPPDATA%;
 - the faults example in process and isolated: Windows structured exceptions (access violation,
@@ -107,9 +107,9 @@ def is_tool_error(answer, *parts):
     return bool(result.get("isError")) and all(part in text for part in parts)
 
 
-def check_faults(out, check):
-    library = windows_path(os.path.join(out, "Program Files", "faults", "build", "Faults.dll"))
-    launcher = os.path.join(out, "bin", "delphi-mcp-cp1252")
+def check_faults(launcher, projects, logs, check):
+    library = windows_path(os.path.join(projects, "faults", "build", "Faults.dll"))
+    launcher = launcher + "-cp1252"
     faults = [
         ("raise_error", {"Message": "boom"}, "Tool \"raise_error\" raised Exception: boom"),
         ("nil_dereference", {}, "raised EAccessViolation"),
@@ -123,7 +123,7 @@ def check_faults(out, check):
     ]
     for mode, args in (("in process", []), ("isolated", ["--isolate"])):
         server = Server(launcher, [library, "--call-timeout", "10", *args],
-                        os.path.join(out, f"faults-{mode.replace(' ', '-')}.log"))
+                        os.path.join(logs, f"faults-{mode.replace(' ', '-')}.log"))
         for tool, arguments, expected in faults:
             answer = server.call(tool, arguments)
             check(f"faults {mode}: {tool} is a tool error", is_tool_error(answer, expected),
@@ -153,7 +153,7 @@ def check_faults(out, check):
                   value_of(answer) == 1, json.dumps(answer)[:300])
         code = server.finish()
         check(f"faults {mode}: the server ends cleanly at end of input", code == 0, f"exit {code}")
-    server = Server(launcher, [library], os.path.join(out, "faults-halt.log"))
+    server = Server(launcher, [library], os.path.join(logs, "faults-halt.log"))
     answer = server.call("halt_process", {"Code": 3})
     check("faults in process: Halt ends the server with its code",
           "error" in answer and server.finish() == 3, json.dumps(answer)[:300])
@@ -197,12 +197,12 @@ CODE_PAGE_CASES = {
 }
 
 
-def check_code_pages(out, check):
-    library = windows_path(os.path.join(out, "Program Files", "abi fixture", "build",
+def check_code_pages(launcher, projects, logs, check):
+    library = windows_path(os.path.join(projects, "abi fixture", "build",
                                         "AbiFixture.dll"))
     for code_page, cases in CODE_PAGE_CASES.items():
-        server = Server(os.path.join(out, "bin", f"delphi-mcp-cp{code_page}"), [library],
-                        os.path.join(out, f"codepage-{code_page}.log"))
+        server = Server(f"{launcher}-cp{code_page}", [library],
+                        os.path.join(logs, f"codepage-{code_page}.log"))
         for tool, text, accepted in cases:
             answer = server.call(tool, {"V": text})
             label = f"code page {code_page}: {tool} {text!r} {'kept' if accepted else 'rejected'}"
@@ -215,9 +215,9 @@ def check_code_pages(out, check):
         server.finish()
 
 
-def check_http(out, prefix, check):
-    library = os.path.join(out, "Program Files", "abi lib", "build", "abilib.dll")
-    launcher = os.path.join(out, "bin", "delphi-mcp-cp1252")
+def check_http(launcher, projects, prefix, check):
+    library = os.path.join(projects, "abi lib", "build", "abilib.dll")
+    launcher = launcher + "-cp1252"
     process = subprocess.Popen([launcher, "serve", windows_path(library), "--http", "127.0.0.1:0",
                                 "--log-level", "warn"], stdin=subprocess.DEVNULL,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -240,7 +240,7 @@ def check_http(out, prefix, check):
               f"{token_file} / {local}")
         with open(linux_path(prefix, token_file), encoding="ascii") as f:
             token = f.read().strip()
-        manifest = os.path.join(out, "..", "..", "test-support", "abi_lib", "tools.json")
+        manifest = os.path.join(HERE, "..", "..", "test-support", "abi_lib", "tools.json")
         cases = os.path.join(HERE, "..", "clients", "abi_lib_cases.json")
         for mode in ("legacy", "2026-07-28"):
             client = subprocess.run(
@@ -256,11 +256,11 @@ def check_http(out, prefix, check):
         process.wait()
 
 
-def check_project_folder_and_config(out, check):
-    launcher = os.path.join(out, "bin", "delphi-mcp-cp1252")
-    folder = windows_path(os.path.join(out, "Program Files", "calc"))
+def check_project_folder_and_config(launcher, projects, logs, check):
+    launcher = launcher + "-cp1252"
+    folder = windows_path(os.path.join(projects, "calc"))
     # The library in build\ is newer than the units: serve loads it without compiling.
-    server = Server(launcher, [folder], os.path.join(out, "project-folder.log"))
+    server = Server(launcher, [folder], os.path.join(logs, "project-folder.log"))
     answer = server.call("calc_scale", {"Value": 2, "Factor": 3})
     check("serve of a project folder with spaces in its path", value_of(answer) == 6,
           json.dumps(answer)[:300])
@@ -277,12 +277,13 @@ def check_project_folder_and_config(out, check):
 
 
 def main() -> int:
-    out, prefix = sys.argv[1:3]
+    launcher, projects, prefix = sys.argv[1:4]
+    logs = os.path.dirname(os.path.abspath(projects))
     check = Checks()
-    check_faults(out, check)
-    check_code_pages(out, check)
-    check_http(out, prefix, check)
-    check_project_folder_and_config(out, check)
+    check_faults(launcher, projects, logs, check)
+    check_code_pages(launcher, projects, logs, check)
+    check_http(launcher, projects, prefix, check)
+    check_project_folder_and_config(launcher, projects, logs, check)
     return check.exit_code()
 
 
