@@ -200,5 +200,16 @@ EOF
     "$projects" "$WINEPREFIX"
 done
 
+# A 64-bit server cannot load a 32-bit DLL: it must say so.
+if [ "${#architectures[@]}" = 2 ]; then
+  wrong=$("$out/bin/delphi-mcp-x64-cp1252" serve \
+    "$(windows_path "$out/Program Files (x86)/calc/build/Calc.dll")" </dev/null 2>&1 || true)
+  if grep -q "not built for this delphi-mcp's architecture (x86_64)" <<<"$wrong"; then
+    echo "ok   a 32-bit DLL in the 64-bit server is named as such" >&2
+  else
+    fail "a 32-bit DLL in the 64-bit server: $wrong"
+  fi
+fi
+
 step "done: $failures failure(s)"
 [ "$failures" = 0 ]

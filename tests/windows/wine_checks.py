@@ -109,12 +109,16 @@ def is_tool_error(answer, *parts):
 
 def check_faults(launcher, projects, logs, check):
     library = windows_path(os.path.join(projects, "faults", "build", "Faults.dll"))
+    x86 = launcher.endswith("-x86")
     launcher = launcher + "-cp1252"
     faults = [
         ("raise_error", {"Message": "boom"}, "Tool \"raise_error\" raised Exception: boom"),
         ("nil_dereference", {}, "raised EAccessViolation"),
         ("divide_by_zero", {"Value": 7}, "raised EDivByZero"),
-        ("divide_floats", {"A": 1, "B": 0}, "raised EZeroDivide"),
+        # 32-bit: the x87 division by zero does not trap (Free Pascal's Win32 RTL); the infinite
+        # result is still refused by the stub.
+        ("divide_floats", {"A": 1, "B": 0},
+         "the result is not a finite number" if x86 else "raised EZeroDivide"),
         ("overflow_stack", {"Depth": 0}, "raised EStackOverflow"),
         # Twice: the stack's guard page must be back after the first overflow.
         ("overflow_stack", {"Depth": 0}, "raised EStackOverflow"),
