@@ -6,7 +6,8 @@ usage: wine_checks.py LAUNCHER PROJECTS WINEPREFIX
 code page NNNN; `PROJECTS/<project>/build/*.dll` are the libraries, built for the launcher's
 architecture. Logs go next to PROJECTS. Checked here, each against a server under Wine:
 - Streamable HTTP: the official Python client (tests/clients/http_python_client.py) with the
-  token from the token file, which must be under %LOCALAPPDATA%;
+  token from the token file, which must be under %LOCALAPPDATA%; the MCP conformance suite with
+  the Linux baselines (tests/conformance/);
 - the faults example in process and isolated: Windows structured exceptions (access violation,
   integer and floating-point division by zero, stack overflow) become tool errors and the server
   goes on;
@@ -219,19 +220,24 @@ def check_code_pages(launcher, projects, logs, check):
         server.finish()
 
 
+def start_http(launcher, library, *args):
+    """`serve --http` on a free loopback port; returns the process and its start-up line."""
+    process = subprocess.Popen([launcher, "serve", windows_path(library), "--http", "127.0.0.1:0",
+                                "--log-level", "warn", *args], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    banner = ""
+    for line in process.stderr:
+        if line.startswith("delphi-mcp: MCP endpoint "):
+            banner = line.strip()
+            break
+    threading.Thread(target=lambda: [None for _ in process.stderr], daemon=True).start()
+    return process, banner
+
+
 def check_http(launcher, projects, prefix, check):
     library = os.path.join(projects, "abi lib", "build", "abilib.dll")
-    launcher = launcher + "-cp1252"
-    process = subprocess.Popen([launcher, "serve", windows_path(library), "--http", "127.0.0.1:0",
-                                "--log-level", "warn"], stdin=subprocess.DEVNULL,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    process, banner = start_http(launcher + "-cp1252", library)
     try:
-        banner = ""
-        for line in process.stderr:
-            if line.startswith("delphi-mcp: MCP endpoint "):
-                banner = line.strip()
-                break
-        threading.Thread(target=lambda: [None for _ in process.stderr], daemon=True).start()
         endpoint = next((w for w in banner.split() if w.startswith("http://")), "")
         token_file = next((part[len("token: file "):] for part in banner.split(" ; ")
                            if part.startswith("token: file ")), "")
@@ -255,6 +261,38 @@ def check_http(launcher, projects, prefix, check):
             check(f"http: Python client {mode} ({passed} checks)",
                   client.returncode == 0 and passed > 60 and "0 failure(s)" in client.stdout,
                   (client.stdout + client.stderr)[-1500:])
+    finally:
+        process.kill()
+        process.wait()
+
+
+# The conformance suite's runs as tests/http/conformance.rs makes them on Linux: version, options,
+# the baseline of expected failures (the same files: the server must behave the same).
+CONFORMANCE = [
+    ("0.1.16", [], "expected-failures-2025.yaml"),
+    ("0.2.0-alpha.12", ["--spec-version", "2026-07-28"], "expected-failures-2026.yaml"),
+    ("0.2.0-alpha.12", ["--requirements", "2026-07-28"], "expected-failures-2026.yaml"),
+]
+
+
+def check_conformance(launcher, projects, logs, check):
+    repo = os.path.join(HERE, "..", "..")
+    node = os.path.join(repo, ".tools", "node", "node_modules", "node", "bin", "node")
+    library = os.path.join(projects, "calc", "build", "Calc.dll")
+    # The suite sends no Authorization header (as on Linux: --no-auth on loopback).
+    process, banner = start_http(launcher + "-cp1252", library, "--no-auth")
+    try:
+        endpoint = next((w for w in banner.split() if w.startswith("http://")), "")
+        for version, options, baseline in CONFORMANCE:
+            cli = os.path.join(repo, ".tools", f"conformance-{version}", "node_modules",
+                               "@modelcontextprotocol", "conformance", "dist", "index.js")
+            run = subprocess.run(
+                [node, cli, "server", "--url", endpoint, *options, "--expected-failures",
+                 os.path.join(repo, "tests", "conformance", baseline),
+                 "-o", os.path.join(logs, "conformance")], capture_output=True, text=True)
+            text = run.stdout + run.stderr
+            check(f"conformance {version} {' '.join(options)}: all failures are expected",
+                  run.returncode == 0 and "all failures are expected" in text, text[-1500:])
     finally:
         process.kill()
         process.wait()
@@ -287,6 +325,7 @@ def main() -> int:
     check_faults(launcher, projects, logs, check)
     check_code_pages(launcher, projects, logs, check)
     check_http(launcher, projects, prefix, check)
+    check_conformance(launcher, projects, logs, check)
     check_project_folder_and_config(launcher, projects, logs, check)
     return check.exit_code()
 
