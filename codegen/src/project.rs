@@ -152,7 +152,7 @@ pub enum ProjectError {
         source: std::io::Error,
     },
     /// The compiler is not installed (not found on `PATH`).
-    #[error("Free Pascal (`{fpc}`) is not installed: run `scripts/install-fpc.sh` (Debian/Ubuntu) or install Free Pascal 3.2.2")]
+    #[error("Free Pascal (`{fpc}`) is not installed: install Free Pascal 3.2.2 (`scripts/install-fpc.sh` on Debian/Ubuntu), or build the library with Delphi and serve the library file")]
     FpcNotInstalled {
         /// The compiler asked for.
         fpc: String,

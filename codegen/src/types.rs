@@ -121,7 +121,7 @@ pub const BUILTINS: &[BuiltinRow] = &[
     BuiltinRow { names: &["Boolean", "ByteBool", "WordBool", "LongBool"], builtin: Builtin::Bool, notes: "" },
     BuiltinRow { names: &["string", "UnicodeString", "WideString"], builtin: Builtin::Str(StrKind::Utf16), notes: "every JSON string is representable; lone surrogates in results become U+FFFD" },
     BuiltinRow { names: &["UTF8String", "RawUTF8"], builtin: Builtin::Str(StrKind::Utf8), notes: "invalid UTF-8 in results becomes U+FFFD" },
-    BuiltinRow { names: &["AnsiString"], builtin: Builtin::Str(StrKind::Ansi), notes: "the library's ANSI code page at run time (Windows: the system code page; libraries built by Free Pascal: UTF-8, which the stubs set); `AnsiString(N)` types use code page N. A character the code page cannot hold is rejected (status 2), never replaced" },
+    BuiltinRow { names: &["AnsiString"], builtin: Builtin::Str(StrKind::Ansi), notes: "the library's ANSI code page at run time (Windows: the system code page, under Delphi and Free Pascal alike; libraries built by Free Pascal elsewhere: UTF-8, which the stubs set); `AnsiString(N)` types use code page N. A character the code page cannot hold is rejected (status 2), never replaced" },
     BuiltinRow { names: &["ShortString"], builtin: Builtin::Str(StrKind::Short), notes: "at most 255 bytes (`String[N]`: N bytes) in the ANSI code page; longer input is rejected, never truncated" },
     BuiltinRow { names: &["Char", "WideChar"], builtin: Builtin::Char { wide: true }, notes: "exactly one UTF-16 code unit: characters outside the BMP (emoji) are rejected" },
     BuiltinRow { names: &["AnsiChar"], builtin: Builtin::Char { wide: false }, notes: "exactly one character that is one byte in the ANSI code page" },

@@ -27,6 +27,10 @@ function NilDereference: Integer;
 {$IFNDEF FPC}[McpTool]{$ENDIF}
 function DivideByZero(Value: Integer): Integer;
 
+/// <summary>Divides two floating-point numbers (a zero divisor is a floating-point fault).</summary>
+{$IFNDEF FPC}[McpTool]{$ENDIF}
+function DivideFloats(A: Double; B: Double): Double;
+
 /// <summary>Recurses until the stack overflows.</summary>
 {$IFNDEF FPC}[McpTool]{$ENDIF}
 function OverflowStack(Depth: Integer): Integer;
@@ -107,6 +111,11 @@ var
 begin
   Zero := GCalls - GCalls;
   Result := Value div Zero;
+end;
+
+function DivideFloats(A: Double; B: Double): Double;
+begin
+  Result := A / B;
 end;
 
 function OverflowStack(Depth: Integer): Integer;

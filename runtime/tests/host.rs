@@ -244,6 +244,9 @@ fn unloadable_file_is_named() {
     let error = LibraryHost::open(&file, &HostOptions::default()).expect_err("must refuse");
     assert!(matches!(error, LoadError::Open { .. }), "{error}");
     assert!(error.to_string().contains("libnot.so"), "{error}");
+    // The loader's own reason follows libloading's "dlopen failed".
+    #[cfg(unix)]
+    assert!(error.to_string().contains("dlopen failed: "), "{error}");
 }
 
 #[test]

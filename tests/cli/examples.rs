@@ -27,6 +27,7 @@ fn checked_in_generated_files_are_current() {
         ("calc", "Calc"),
         ("delphi-versions", "DelphiVersionsServer"),
         ("values", "Values"),
+        ("faults", "Faults"),
     ] {
         let output = gen_check(example, name);
         assert!(

@@ -130,7 +130,10 @@ async def check_tools_and_calls(client, manifest, cases, check):
 async def check_session(client, mode, manifest, manifest_bytes, library, cases, check, every_tool=True):
     """One whole client session: the negotiated protocol version (and a ping in the handshake
     era), the tools and call cases, and `mcp_get_version` against the manifest and library.
-    With `every_tool`, every listed tool must have been called."""
+    With `every_tool`, every listed tool must have been called. A case's `windows` object
+    replaces its expectations when the library is a Windows DLL (served under Wine)."""
+    if library.lower().endswith(".dll"):
+        cases = [{**case, **case.get("windows", {})} for case in cases]
     check("protocol version", client.protocol_version == ("2026-07-28" if mode == "2026-07-28" else "2025-11-25"),
           client.protocol_version)
     if mode == "legacy":

@@ -15,6 +15,7 @@ unit McpRuntime;
 interface
 
 uses
+  {$IFDEF MSWINDOWS}{$IFDEF FPC}Windows,{$ELSE}Winapi.Windows,{$ENDIF}{$ENDIF}
   {$IFDEF FPC}SysUtils, Math{$ELSE}System.SysUtils, System.Math{$ENDIF};
 
 const
@@ -163,6 +164,57 @@ var
 
 threadvar
   __McpDepth: Integer;
+  {$IFDEF MSWINDOWS}
+  __McpStackReserved: Boolean;
+  __McpStackOverflowed: Boolean;
+  {$ENDIF}
+
+{$IFDEF MSWINDOWS}
+{ Stack overflow under Windows structured exception handling. The system raises
+  EXCEPTION_STACK_OVERFLOW when the stack's guard page is reached with no more than the
+  thread's guaranteed stack below it, and the exception is dispatched and turned into
+  EStackOverflow on that remainder: the default (8 KiB on x64) is too little for that, so each
+  calling thread reserves more. Once used, the guard page is gone and the next overflow would end
+  the process, so after an overflow it is set again, above the reserve, as the C runtime's
+  _resetstkoflw does; it is set there on a thread's first call too where the stack is already
+  committed (Wine commits thread stacks whole, with a guard page only at their very end). }
+const
+  __McpStackGuarantee = 64 * 1024;
+
+function __mcp_SetThreadStackGuarantee(var Size: ULONG): BOOL; stdcall;
+  external 'kernel32.dll' name 'SetThreadStackGuarantee';
+
+procedure __McpSetStackGuard;
+var
+  Info: TMemoryBasicInformation;
+  System_: TSystemInfo;
+  PageSize, Page: NativeUInt;
+  OldProtect: DWORD;
+begin
+  __McpStackOverflowed := False;
+  GetSystemInfo(System_);
+  PageSize := System_.dwPageSize;
+  if VirtualQuery(@Info, Info, SizeOf(Info)) = 0 then
+    Exit;
+  Page := NativeUInt(Info.AllocationBase) + __McpStackGuarantee + 2 * PageSize;
+  if (Page >= NativeUInt(@Info)) or (VirtualQuery(Pointer(Page), Info, SizeOf(Info)) = 0) then
+    Exit;
+  if (Info.State = MEM_COMMIT) and ((Info.Protect and PAGE_GUARD) = 0) then
+    VirtualProtect(Pointer(Page), PageSize, PAGE_READWRITE or PAGE_GUARD, OldProtect);
+end;
+
+procedure __McpReserveStack;
+var
+  Size: ULONG;
+begin
+  if __McpStackReserved then
+    Exit;
+  Size := __McpStackGuarantee;
+  __mcp_SetThreadStackGuarantee(Size);
+  __McpSetStackGuard;
+  __McpStackReserved := True;
+end;
+{$ENDIF}
 
 {$IFDEF MCP_SIGNALS}
 { Entered instead of the faulting instruction, as if called from it. }
@@ -261,9 +313,11 @@ end;
 procedure __McpSetup;
 begin
   IsMultiThread := True;
-  {$IFDEF FPC}
+  { AnsiString is in the system's ANSI code page on Windows, as under Delphi; elsewhere Free
+    Pascal's default would follow the host's locale, so the stubs fix it to UTF-8. }
+  {$IF defined(FPC) and not defined(MSWINDOWS)}
   SetMultiByteConversionCodePage(CP_UTF8);
-  {$ENDIF}
+  {$IFEND}
 end;
 
 function __McpAbiVersion: Int32; cdecl;
@@ -599,12 +653,19 @@ begin
   State.CW := Get8087CW;
   Set8087CW(Default8087CW);
   {$IFEND}
+  {$IFDEF MSWINDOWS}
+  __McpReserveStack;
+  {$ENDIF}
   Inc(__McpDepth);
 end;
 
 procedure __McpLeave(var State: __TMcpCallState);
 begin
   Dec(__McpDepth);
+  {$IFDEF MSWINDOWS}
+  if __McpStackOverflowed then
+    __McpSetStackGuard;
+  {$ENDIF}
   {$IF defined(CPUX86) or (defined(FPC) and (defined(CPUI386) or defined(CPUX86_64)))}
   ClearExceptions(False);
   Set8087CW(State.CW);
@@ -903,6 +964,10 @@ begin
   Result := __McpRaised;
   try
     E := ExceptObject;
+    {$IFDEF MSWINDOWS}
+    if E is EStackOverflow then
+      __McpStackOverflowed := True;
+    {$ENDIF}
     if E is Exception then
       __McpSetMessage(Res, E.ClassName + ': ' + Exception(E).Message)
     else if E <> nil then

@@ -113,10 +113,29 @@ struct Symbols {
     lookup: ToolLookup,
 }
 
+/// The loader's message. On Windows libloading's own text is only "LoadLibraryExW failed": the
+/// system's reason is its source, and a library of the other architecture (a 32-bit DLL in a
+/// 64-bit server) gets a hint.
+fn open_reason(error: &libloading::Error) -> String {
+    use std::error::Error as _;
+    let Some(source) = error.source().map(ToString::to_string) else {
+        return error.to_string();
+    };
+    // ERROR_BAD_EXE_FORMAT, compared as the text the source displays.
+    if cfg!(windows) && source == std::io::Error::from_raw_os_error(193).to_string() {
+        return format!(
+            "{source}: the library is not built for this delphi-mcp's architecture ({}); a \
+             32-bit DLL is served by the 32-bit delphi-mcp.exe",
+            std::env::consts::ARCH
+        );
+    }
+    format!("{error}: {source}")
+}
+
 fn open_library(path: &Path) -> Result<Symbols, LoadError> {
     let open_error = |e: libloading::Error| LoadError::Open {
         library: path.to_path_buf(),
-        reason: e.to_string(),
+        reason: open_reason(&e),
     };
     #[cfg(unix)]
     let library: &'static libloading::os::unix::Library = {

@@ -272,7 +272,7 @@ impl Transport<RoleServer> for LineTransport {
 
 /// The stream MCP messages are written to.
 pub struct ProtocolOutput {
-    #[cfg(unix)]
+    #[cfg(any(unix, windows))]
     file: std::fs::File,
 }
 
@@ -280,16 +280,16 @@ pub struct ProtocolOutput {
 /// through it).
 impl std::io::Write for ProtocolOutput {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        #[cfg(unix)]
+        #[cfg(any(unix, windows))]
         return self.file.write(bytes);
-        #[cfg(not(unix))]
+        #[cfg(not(any(unix, windows)))]
         return std::io::stdout().write(bytes);
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        #[cfg(unix)]
+        #[cfg(any(unix, windows))]
         return self.file.flush();
-        #[cfg(not(unix))]
+        #[cfg(not(any(unix, windows)))]
         return std::io::stdout().flush();
     }
 }
@@ -320,8 +320,33 @@ pub fn take_protocol_stdout() -> std::io::Result<ProtocolOutput> {
     }
 }
 
+/// Takes the process's standard output handle for the protocol and makes the standard error
+/// handle the process's standard output (`SetStdHandle`), so that a stray `WriteLn` in the
+/// library (whose runtime reads the handle when it loads) lands in the log instead of
+/// corrupting the protocol stream. Call it before loading the library.
+#[cfg(windows)]
+pub fn take_protocol_stdout() -> std::io::Result<ProtocolOutput> {
+    use std::io::Write as _;
+    use std::os::windows::io::{AsHandle, AsRawHandle};
+    #[link(name = "kernel32")]
+    extern "system" {
+        fn SetStdHandle(which: u32, handle: std::os::windows::io::RawHandle) -> i32;
+    }
+    // STD_OUTPUT_HANDLE is (DWORD)-11.
+    const STD_OUTPUT_HANDLE: u32 = -11i32 as u32;
+    std::io::stdout().flush()?;
+    let protocol = std::io::stdout().as_handle().try_clone_to_owned()?;
+    // SAFETY: sets this process's standard output to its own standard error handle.
+    if unsafe { SetStdHandle(STD_OUTPUT_HANDLE, std::io::stderr().as_raw_handle()) } == 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(ProtocolOutput {
+        file: std::fs::File::from(protocol),
+    })
+}
+
 /// Elsewhere stdout is used as is.
-#[cfg(not(unix))]
+#[cfg(not(any(unix, windows)))]
 pub fn take_protocol_stdout() -> std::io::Result<ProtocolOutput> {
     Ok(ProtocolOutput {})
 }
@@ -339,9 +364,9 @@ pub fn serve_stdio(
         .build()
         .map_err(StdioError::Runtime)?;
     let outcome = runtime.block_on(async move {
-        #[cfg(unix)]
+        #[cfg(any(unix, windows))]
         let writer = tokio::fs::File::from_std(output.file);
-        #[cfg(not(unix))]
+        #[cfg(not(any(unix, windows)))]
         let writer = {
             let _ = output;
             tokio::io::stdout()
