@@ -10,16 +10,9 @@ set -euo pipefail
 # fp-units-fcl/base: fpjson, which JSON handlers (examples/values) use.
 packages=(fp-compiler-3.2.2 fp-units-rtl-3.2.2 fp-units-fcl-3.2.2 fp-units-base-3.2.2 gcc libc6-dev)
 
-as_root() {
-  if [ "$(id -u)" = 0 ]; then
-    "$@"
-  elif command -v sudo >/dev/null 2>&1; then
-    sudo "$@"
-  else
-    echo "install-fpc: installing Free Pascal needs root; run as root or install sudo" >&2
-    exit 1
-  fi
-}
+script_name=install-fpc
+# shellcheck source=scripts/as-root.sh
+source "$(dirname "${BASH_SOURCE[0]}")/as-root.sh"
 
 if ! command -v fpc >/dev/null 2>&1; then
   if ! command -v apt-get >/dev/null 2>&1; then

@@ -7,7 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+script_name=install-test-tools
+# shellcheck source=scripts/as-root.sh
+source scripts/as-root.sh
 
 apt_updated=0
 apt_install() {

@@ -23,16 +23,9 @@ tools=${DELPHI_MCP_WINDOWS_TOOLS:-$repo/.tools/windows}
 mkdir -p "$tools"
 tools=$(cd "$tools" && pwd)
 
-as_root() {
-  if [ "$(id -u)" = 0 ]; then
-    "$@"
-  elif command -v sudo >/dev/null 2>&1; then
-    sudo "$@"
-  else
-    echo "install-windows-tools: installing packages needs root; run as root or install sudo" >&2
-    exit 1
-  fi
-}
+script_name=install-windows-tools
+# shellcheck source=scripts/as-root.sh
+source "$repo/scripts/as-root.sh"
 
 scripts/install-fpc.sh
 
