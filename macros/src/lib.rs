@@ -18,6 +18,7 @@
 
 mod expand;
 mod input;
+mod types;
 #[cfg(feature = "units")]
 mod units;
 
