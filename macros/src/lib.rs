@@ -36,7 +36,8 @@ use proc_macro::TokenStream;
 /// `manifest = "..."`, a manifest file written by `delphi-mcp gen`; or (feature `units`) one or
 /// more unit paths, then optional `name = "..."` (library name, default: the first unit's),
 /// `target = "..."` (default `delphi12-win64`), `define = "SYM"`, `undefine = "SYM"`,
-/// `include = "dir"` (repeatable) and `codepage = N`. Then, in both modes, `module = ident`
+/// `include = "dir"` (repeatable), `codepage = N` and `naming = "camelCase"` (as `--naming`:
+/// `asDeclared`, `camelCase` or `snake_case`). Then, in both modes, `module = ident`
 /// (default: the library name in snake case).
 #[proc_macro]
 pub fn bind(tokens: TokenStream) -> TokenStream {

@@ -239,3 +239,35 @@ fn composite_values_through_bind() {
         Ok(serde_json::json!({"texts": 2, "words": 3}))
     );
 }
+
+// The units of the values example read with another naming policy (as `--naming`): only the
+// names no [McpName] or [McpNaming] gives change.
+delphi_mcp_runtime::bind!(
+    "examples/values/ValueTools.pas",
+    name = "Values",
+    naming = "snake_case",
+    module = values_snake
+);
+
+#[test]
+fn bind_units_take_the_naming_policy() {
+    let manifest: serde_json::Value =
+        serde_json::from_str(values_snake::MANIFEST).expect("the manifest is JSON");
+    let tools = manifest["tools"].as_array().cloned().unwrap_or_default();
+    let keys = |tool: &str| -> Vec<String> {
+        tools
+            .iter()
+            .find(|t| t["name"] == tool)
+            .and_then(|t| t["inputSchema"]["properties"].as_object())
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    assert_eq!(keys("move_point"), ["p", "dx", "dy"]);
+    assert_eq!(keys("full_name"), ["first_name", "last_name"]);
+    // The Rust types follow: the record's JSON keys are snake case now.
+    let point = values_snake::TPoint2 { x: 1, y: 2 };
+    assert_eq!(
+        serde_json::to_value(&point).ok(),
+        Some(serde_json::json!({"x": 1, "y": 2}))
+    );
+}
