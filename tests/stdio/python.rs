@@ -24,6 +24,18 @@ fn generated_manifest(library: &Path) -> std::path::PathBuf {
 }
 
 fn run_client(library: &Path, manifest: &Path, cases: &str, mode: &str, coverage: &str) {
+    run_client_with(library, manifest, cases, mode, coverage, &[]);
+}
+
+/// [`run_client`] with `serve_args` after the library (e.g. `--isolate`).
+fn run_client_with(
+    library: &Path,
+    manifest: &Path,
+    cases: &str,
+    mode: &str,
+    coverage: &str,
+    serve_args: &[&str],
+) {
     let script = repo().join("tests/clients/python_stdio_client.py");
     let cases = repo().join("tests/clients").join(cases);
     let output = Command::new(python())
@@ -34,6 +46,7 @@ fn run_client(library: &Path, manifest: &Path, cases: &str, mode: &str, coverage
         .arg(&cases)
         .arg(mode)
         .arg(coverage)
+        .args(serve_args)
         .output()
         .expect("run the Python MCP client");
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -161,6 +174,38 @@ fn json_handler_refuses_duplicate_keys_at_every_depth() {
             ]),
             (false, r#"{"result":{"texts":2,"words":3}}"#.to_string()),
         ]
+    );
+}
+
+/// Composite values cross the worker process boundary unchanged: every case of the values
+/// example (records, nested arrays, a static array, sets, TBytes, TStrings, var/out, the JSON
+/// handler, and each rejection) through `serve --isolate` with two workers.
+#[test]
+fn values_example_isolated() {
+    let library = support::fpc::build_example("values");
+    run_client_with(
+        &library,
+        &generated_manifest(&library),
+        "values_cases.json",
+        "legacy",
+        "all",
+        &["--isolate", "--workers", "2"],
+    );
+    // Duplicate keys inside a JSON handler's arguments are refused before a worker is asked.
+    let answers = call_with_raw_arguments(
+        &[
+            std::ffi::OsStr::new("serve"),
+            library.as_os_str(),
+            std::ffi::OsStr::new("--isolate"),
+        ],
+        &[("count_words", r#"{"texts":[{"x":1,"x":2}]}"#)],
+    );
+    assert_eq!(
+        answers,
+        [(
+            true,
+            "Invalid arguments for tool \"count_words\":\n- argument \"texts[0].x\": given more than once (duplicate key)\n- argument \"texts[0]\": expected a string, got an object".to_string()
+        )]
     );
 }
 
