@@ -2,7 +2,7 @@
 //! or (feature `units`) from the units; the module is the same either way.
 
 use crate::input::{BindInput, Source};
-use crate::types::{serde_derives, TypeSet, Wire};
+use crate::types::{TypeSet, Wire};
 use delphi_mcp_manifest::naming::rust_identifier;
 use delphi_mcp_manifest::{Manifest, ParamEntry, ToolEntry};
 use proc_macro2::{Span, TokenStream};
@@ -348,14 +348,6 @@ fn output_struct(
             ""
         }
     );
-    let derives = serde_derives();
-    types.items.push(quote! {
-        #[doc = #doc]
-        #[derive(Debug, Clone, PartialEq)]
-        #derives
-        pub struct #ident {
-            #( #fields )*
-        }
-    });
+    types.push_struct(&ident, &doc, &fields);
     Ok(quote!(#ident))
 }

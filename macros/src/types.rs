@@ -51,7 +51,7 @@ fn private() -> TokenStream {
 }
 
 /// The serde derives of a generated type, through the runtime's re-export of serde.
-pub fn serde_derives() -> TokenStream {
+fn serde_derives() -> TokenStream {
     let private = private();
     quote! {
         #[derive(#private::serde::Serialize, #private::serde::Deserialize)]
@@ -206,18 +206,23 @@ impl TypeSet {
         }
         let ident = self.unique(type_name);
         let doc = format!(" The Pascal record `{type_name}`: a JSON object of all its fields.");
+        self.push_struct(&ident, &doc, &members);
+        self.records
+            .push((type_name.to_string(), fields.to_vec(), ident.clone()));
+        Ok(ident)
+    }
+
+    /// Adds a struct with serde's traits (through the runtime) and `fields` (of [`Self::field`]).
+    pub fn push_struct(&mut self, ident: &syn::Ident, doc: &str, fields: &[TokenStream]) {
         let derives = serde_derives();
         self.items.push(quote! {
             #[doc = #doc]
             #[derive(Debug, Clone, PartialEq)]
             #derives
             pub struct #ident {
-                #( #members )*
+                #( #fields )*
             }
         });
-        self.records
-            .push((type_name.to_string(), fields.to_vec(), ident.clone()));
-        Ok(ident)
     }
 
     /// A struct field for the JSON key `key` (its Rust name unique in `used`).

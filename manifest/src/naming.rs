@@ -135,21 +135,21 @@ pub fn rust_identifier(name: &str) -> String {
 }
 
 /// A Rust type or variant name (ASCII, upper camel case) for a Pascal type or enumeration
-/// member name (`bind!`): the words of [`rust_identifier`], each with its first letter
-/// upper-cased. A name that would be empty or start with a digit gets `V` before it; `Self`
+/// member name (`bind!`): [`camel_case`] of the ASCII words (as [`rust_identifier`] takes
+/// them) with its first letter upper-cased. A name that would be empty or start with a digit gets `V` before it; `Self`
 /// gets `_` after it.
 ///
 /// `TPoint` → `TPoint`, `rmUp` → `RmUp`, `set of TColor` → `SetOfTColor`, `HTTPGet` →
 /// `HttpGet`.
 pub fn rust_type_identifier(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    for word in snake_case(&ascii_words(name)).split('_') {
-        let mut chars = word.chars();
-        if let Some(first) = chars.next() {
-            out.extend(first.to_uppercase());
-            out.push_str(chars.as_str());
-        }
-    }
+    let camel = camel_case(&ascii_words(name));
+    let mut chars = camel.trim_matches('_').chars();
+    let mut out: String = chars
+        .next()
+        .into_iter()
+        .flat_map(char::to_uppercase)
+        .collect();
+    out.push_str(chars.as_str());
     if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
         out.insert(0, 'V');
     }
