@@ -12,7 +12,9 @@
 //!   gen` accepts; every diagnostic becomes one compile error at the macro call, quoting the
 //!   Pascal file:line:col and the reason.
 //!
-//! Both give the same module.
+//! Both give the same module: one method per tool, and a Rust type per record, per enumeration
+//! inside a composite value or set, and per tool with `var`/`out` parameters (`types`), each
+//! deriving serde's traits through the runtime's re-export.
 
 #![warn(missing_docs)]
 
