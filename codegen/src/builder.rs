@@ -12,6 +12,7 @@
 //! ```
 
 use crate::frontend::{self, FrontendError};
+use crate::model::ModelOptions;
 use crate::Generated;
 use delphi_mcp_parser::ParseOptions;
 use std::path::{Path, PathBuf};
@@ -58,6 +59,7 @@ pub struct Built {
 pub struct Builder {
     units: Vec<PathBuf>,
     options: ParseOptions,
+    model: ModelOptions,
     name: Option<String>,
     out_dir: Option<PathBuf>,
     cargo_directives: bool,
@@ -75,6 +77,7 @@ impl Builder {
         Builder {
             units: Vec::new(),
             options: ParseOptions::default(),
+            model: ModelOptions::default(),
             name: None,
             out_dir: None,
             cargo_directives: true,
@@ -127,6 +130,13 @@ impl Builder {
         self
     }
 
+    /// Sets how argument names are made from Pascal names where no `[McpName]` or
+    /// `[McpNaming]` applies (default: as declared), as `--naming` does.
+    pub fn naming(mut self, naming: delphi_mcp_manifest::naming::ArgumentNaming) -> Builder {
+        self.model.naming = naming;
+        self
+    }
+
     /// Sets the library name written into the manifest (default: the first unit's name).
     pub fn name(mut self, name: impl Into<String>) -> Builder {
         self.name = Some(name.into());
@@ -162,7 +172,8 @@ impl Builder {
                 .map(PathBuf::from)
                 .ok_or(BuildError::NoOutDir)?,
         };
-        let run = frontend::generate_units(&self.units, &self.options, self.name.as_deref())?;
+        let run =
+            frontend::generate_units(&self.units, &self.options, self.name.as_deref(), self.model)?;
         let files_read = run.loaded.files_read();
         if self.cargo_directives {
             // Also the units that could not be read: creating them must rerun the script.
@@ -231,6 +242,32 @@ mod tests {
             read.contains(&std::fs::canonicalize(&include).expect("include")),
             "{read:?}"
         );
+    }
+
+    #[test]
+    fn naming_applies_as_on_the_command_line() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let unit = write(
+            dir.path(),
+            "Names.pas",
+            "unit Names;\ninterface\n/// <summary>Adds.</summary>\n[McpTool]\nfunction AddAll(FirstValue: Integer): Integer;\nimplementation\nfunction AddAll(FirstValue: Integer): Integer;\nbegin\n  Result := FirstValue;\nend;\nend.\n",
+        );
+        let names = |naming| {
+            let built = Builder::new()
+                .unit(&unit)
+                .naming(naming)
+                .out_dir(dir.path().join("out"))
+                .cargo_directives(false)
+                .generate()
+                .expect("generates");
+            built.generated.manifest.tools[0].delphi.params[0]
+                .name
+                .clone()
+        };
+        use delphi_mcp_manifest::naming::ArgumentNaming;
+        assert_eq!(names(ArgumentNaming::AsDeclared), "FirstValue");
+        assert_eq!(names(ArgumentNaming::SnakeCase), "first_value");
+        assert_eq!(names(ArgumentNaming::CamelCase), "firstValue");
     }
 
     #[test]

@@ -338,17 +338,9 @@ impl<T> Run<T> {
 }
 
 /// Parses the units of `paths` and generates the manifest and stubs; the library is called
-/// `name`, else after the first unit. The steps of `delphi-mcp gen`, build scripts and `bind!`.
+/// `name`, else after the first unit; `model` holds the options of the generator (`--naming`).
+/// The steps of `delphi-mcp gen`, `build`, `serve DIR`, build scripts and `bind!`.
 pub fn generate_units(
-    paths: &[PathBuf],
-    options: &ParseOptions,
-    name: Option<&str>,
-) -> Result<Run<Generated>, FrontendError> {
-    generate_units_with(paths, options, name, ModelOptions::default())
-}
-
-/// [`generate_units`] with model options (`--naming`).
-pub fn generate_units_with(
     paths: &[PathBuf],
     options: &ParseOptions,
     name: Option<&str>,
@@ -366,17 +358,9 @@ pub fn generate_units_with(
     })
 }
 
-/// Parses the units of `paths` and builds their manifest (no stubs): `delphi-mcp manifest`.
+/// Parses the units of `paths` and builds their manifest (no stubs), with the options of
+/// [`generate_units`]: `delphi-mcp manifest`.
 pub fn manifest_units(
-    paths: &[PathBuf],
-    options: &ParseOptions,
-    name: Option<&str>,
-) -> Result<Run<Manifest>, FrontendError> {
-    manifest_units_with(paths, options, name, ModelOptions::default())
-}
-
-/// [`manifest_units`] with model options (`--naming`).
-pub fn manifest_units_with(
     paths: &[PathBuf],
     options: &ParseOptions,
     name: Option<&str>,
@@ -535,7 +519,13 @@ pub(crate) mod tests {
         let unit = "unit U;\ninterface\n{$I broken.inc}\nimplementation\nend.\n";
         let a = write(dir.path(), "A.pas", &unit.replace("U;", "A;"));
         let b = write(dir.path(), "B.pas", &unit.replace("U;", "B;"));
-        let run = generate_units(&[a, b], &ParseOptions::default(), None).expect("runs");
+        let run = generate_units(
+            &[a, b],
+            &ParseOptions::default(),
+            None,
+            ModelOptions::default(),
+        )
+        .expect("runs");
         let shown: Vec<_> = run
             .diagnostics
             .iter()

@@ -28,6 +28,8 @@ use std::collections::BTreeMap;
 use types::Target;
 
 pub use builder::Builder;
+/// The naming policies of [`Builder::naming`] (`--naming`), so a build script needs no other crate.
+pub use delphi_mcp_manifest::naming::ArgumentNaming;
 pub use model::UnitInput;
 
 /// Name of the manifest file `gen` writes.

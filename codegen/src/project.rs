@@ -10,6 +10,7 @@
 //! Nothing here prints: what a user should know comes back as [`Note`]s.
 
 use crate::frontend::{self, FrontendError};
+use crate::model::ModelOptions;
 use crate::pascal::{render_library, LibraryUnit, EXPORTS_INCLUDE};
 use crate::templates::RenderError;
 use delphi_mcp_parser::ParseOptions;
@@ -36,6 +37,8 @@ pub struct ProjectBuild {
     pub options: ParseOptions,
     /// The Free Pascal compiler to run.
     pub fpc: String,
+    /// The generator's options (`--naming`).
+    pub model: ModelOptions,
 }
 
 impl ProjectBuild {
@@ -46,6 +49,7 @@ impl ProjectBuild {
             name: None,
             options: ParseOptions::default(),
             fpc: DEFAULT_FPC.to_string(),
+            model: ModelOptions::default(),
         }
     }
 }
@@ -297,7 +301,7 @@ pub fn build_project(build: &ProjectBuild) -> Result<BuiltLibrary, ProjectError>
     let units = frontend::expand_paths(&[dir.to_path_buf()])?;
     let library_name = library_name(project.as_deref(), build.name.as_deref(), &units);
     let manifest_name = build.name.as_deref().unwrap_or(&library_name);
-    let run = frontend::generate_units(&units, &build.options, Some(manifest_name))?;
+    let run = frontend::generate_units(&units, &build.options, Some(manifest_name), build.model)?;
     let rendered = run.rendered();
     let Some(generated) = &run.output else {
         return Err(ProjectError::Diagnostics {
@@ -413,6 +417,9 @@ fn compile(
         .arg("-Cg")
         .arg("-O2")
         .arg("-vew")
+        // Every unit: Free Pascal compares source times in whole seconds, so a unit rewritten
+        // in the second of the last compile would keep its stale compiled unit.
+        .arg("-B")
         .arg(format!("-Fu{}", dir.display()))
         .arg(format!("-Fu{}", generated_dir.display()))
         .arg(format!("-Fi{}", dir.display()))

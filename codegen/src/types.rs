@@ -521,7 +521,9 @@ pub fn render_types_doc() -> String {
          The JSON key of a parameter, record field or `var`/`out` output is its Pascal name, unless\n\
          `[McpName('query')]` on it gives another, or a naming policy applies: `[McpNaming('camelCase')]`\n\
          (or `'snake_case'`, `'asDeclared'`) on the routine, its class, or the record type, else\n\
-         `--naming` of `gen`/`manifest`. Names must stay unique after conversion (an error names both\n\
+         `--naming` of `manifest`, `gen`, `build` and `serve DIR` (also `naming = \"...\"` in\n\
+         `[package.metadata.delphi-mcp]`, `Builder::naming` in build scripts and `naming = \"...\"` of\n\
+         `bind!`; one option of codegen's front end). Names must stay unique after conversion (an error names both\n\
          parameters), and a `var`/`out` parameter may not become `result` or `success`.\n\n\
          ## JSON handlers\n\n\
          `function X(const Args: TJSONObject): TJSONValue` (`System.JSON`; under Free Pascal\n\
@@ -533,7 +535,8 @@ pub fn render_types_doc() -> String {
          `minLength`, `maxLength`, `minItems`, `maxItems`, `uniqueItems` (and the annotations\n\
          `$schema`, `$comment`, `title`, `description`, `default`, `examples`); any other keyword is\n\
          an error at generation, so nothing is silently unchecked. The runtime rejects duplicate keys\n\
-         and checks the whole arguments object before the call; the stub parses its JSON text into\n\
+         at every depth (`argument \"texts[1].w.v\": given more than once (duplicate key)`, found in one\n\
+         pass over the text) and checks the whole arguments object before the call; the stub parses its JSON text into\n\
          the `TJSONObject` and frees it after the call, and frees the result after writing its JSON\n\
          (the handler hands it over; returning `Args` itself is allowed). The result is any JSON\n\
          value (`outputSchema` `{\"result\": {}}`). The library project needs `fpjson` under Free\n\

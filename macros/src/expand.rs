@@ -2,8 +2,9 @@
 //! or (feature `units`) from the units; the module is the same either way.
 
 use crate::input::{BindInput, Source};
+use crate::types::{TypeSet, Wire};
 use delphi_mcp_manifest::naming::rust_identifier;
-use delphi_mcp_manifest::{Manifest, NumberRepr, ParamEntry, ToolEntry, ValueType};
+use delphi_mcp_manifest::{Manifest, ParamEntry, ToolEntry};
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use std::collections::HashSet;
@@ -118,6 +119,15 @@ fn module_body(bound: &Bound) -> Result<TokenStream, syn::Error> {
         tracked,
     } = bound;
     let mut used: HashSet<String> = RESERVED_METHODS.iter().map(|s| s.to_string()).collect();
+    let mut types = TypeSet::new(manifest.tools.iter().flat_map(|tool| {
+        let delphi = &tool.delphi;
+        delphi
+            .params
+            .iter()
+            .map(|p| &p.ty)
+            .chain(delphi.result.iter())
+            .chain(delphi.outputs.iter().map(|o| &o.ty))
+    }));
     let mut methods = Vec::new();
     for tool in &manifest.tools {
         let mut name = rust_identifier(&tool.name);
@@ -130,8 +140,9 @@ fn module_body(bound: &Bound) -> Result<TokenStream, syn::Error> {
             unique = format!("{name}_{counter}");
             counter += 1;
         }
-        methods.push(method(tool, &unique)?);
+        methods.push(method(tool, &unique, &mut types)?);
     }
+    let type_items = &types.items;
     let library_name = &manifest.name;
     let load_doc = format!(
         " Loads the compiled library `{library_name}` at `path` (checking its ABI version and that its embedded manifest equals [`MANIFEST`]) and initialises it on its library thread."
@@ -144,6 +155,8 @@ fn module_body(bound: &Bound) -> Result<TokenStream, syn::Error> {
         #( const _: &[u8] = ::core::include_bytes!(#tracked); )*
 
         pub use ::delphi_mcp_runtime::bind::__private::{BindError, ToolError};
+
+        #( #type_items )*
 
         /// The loaded library; one method per tool. Calls block until the library thread has
         /// run them.
@@ -169,58 +182,11 @@ fn module_body(bound: &Bound) -> Result<TokenStream, syn::Error> {
     })
 }
 
-/// The Rust type of a value type: (parameter type, result type).
-fn rust_types(ty: &ValueType) -> Option<(TokenStream, TokenStream)> {
-    let same = |t: TokenStream| Some((t.clone(), t));
-    match ty {
-        ValueType::Integer { min, max } => {
-            let (min, max) = (*min, *max);
-            let fits = |lo: i128, hi: i128| min >= lo && max <= hi;
-            if min >= 0 {
-                if fits(0, u8::MAX.into()) {
-                    same(quote!(u8))
-                } else if fits(0, u16::MAX.into()) {
-                    same(quote!(u16))
-                } else if fits(0, u32::MAX.into()) {
-                    same(quote!(u32))
-                } else if fits(0, u64::MAX.into()) {
-                    same(quote!(u64))
-                } else {
-                    None
-                }
-            } else if fits(i8::MIN.into(), i8::MAX.into()) {
-                same(quote!(i8))
-            } else if fits(i16::MIN.into(), i16::MAX.into()) {
-                same(quote!(i16))
-            } else if fits(i32::MIN.into(), i32::MAX.into()) {
-                same(quote!(i32))
-            } else if fits(i64::MIN.into(), i64::MAX.into()) {
-                same(quote!(i64))
-            } else {
-                None
-            }
-        }
-        ValueType::Number {
-            repr: NumberRepr::Single,
-        } => same(quote!(f32)),
-        ValueType::Number { .. } => same(quote!(f64)),
-        ValueType::Boolean => same(quote!(bool)),
-        ValueType::String { .. }
-        | ValueType::Char { .. }
-        | ValueType::DateTime { .. }
-        | ValueType::Enum { .. } => Some((quote!(&str), quote!(::std::string::String))),
-        // Composite values (ABI 2) as JSON: the manifest's schema says their shape, and the
-        // runtime validates them as it does a client's.
-        ValueType::Record { .. }
-        | ValueType::Array { .. }
-        | ValueType::Set { .. }
-        | ValueType::Bytes
-        | ValueType::Strings
-        | ValueType::Json => same(quote!(::delphi_mcp_runtime::bind::__private::Value)),
-    }
-}
-
-fn method(tool: &ToolEntry, method_name: &str) -> Result<TokenStream, syn::Error> {
+fn method(
+    tool: &ToolEntry,
+    method_name: &str,
+    types: &mut TypeSet,
+) -> Result<TokenStream, syn::Error> {
     let source = &tool.delphi.source;
     let unsupported = |what: String| {
         syn::Error::new(
@@ -231,6 +197,8 @@ fn method(tool: &ToolEntry, method_name: &str) -> Result<TokenStream, syn::Error
             ),
         )
     };
+    let private = quote!(::delphi_mcp_runtime::bind::__private);
+    let tool_name = &tool.name;
     let mut params = Vec::new();
     let mut inserts = Vec::new();
     let mut param_docs = String::new();
@@ -243,9 +211,9 @@ fn method(tool: &ToolEntry, method_name: &str) -> Result<TokenStream, syn::Error
         ..
     } in &tool.delphi.params
     {
-        let (rust_ty, _) = rust_types(ty).ok_or_else(|| {
+        let mapped = types.map(ty, true).map_err(|why| {
             unsupported(format!(
-                "parameter `{name}: {delphi_type}` has no Rust type (range beyond 64 bits)"
+                "parameter `{name}: {delphi_type}` has no Rust type ({why})"
             ))
         })?;
         let mut local = rust_identifier(name);
@@ -263,39 +231,56 @@ fn method(tool: &ToolEntry, method_name: &str) -> Result<TokenStream, syn::Error
                 ""
             }
         ));
+        let rust_ty = &mapped.param;
+        let value = quote!(value);
+        let json = match mapped.wire {
+            Wire::Scalar => quote!(#private::Value::from(#value)),
+            Wire::Serde => quote!(#private::to_argument(#tool_name, #value)?),
+            Wire::Base64 => quote!(#private::ToBase64Wire::to_wire(#value)),
+        };
         if *optional {
             params.push(quote!(#local: ::core::option::Option<#rust_ty>));
             inserts.push(quote! {
                 if let ::core::option::Option::Some(value) = #local {
-                    __delphi_mcp_arguments.insert(#name.to_string(), ::delphi_mcp_runtime::bind::__private::Value::from(value));
+                    __delphi_mcp_arguments.insert(#name.to_string(), #json);
                 }
             });
         } else {
             params.push(quote!(#local: #rust_ty));
             inserts.push(quote! {
-                __delphi_mcp_arguments.insert(#name.to_string(), ::delphi_mcp_runtime::bind::__private::Value::from(#local));
+                let value = #local;
+                __delphi_mcp_arguments.insert(#name.to_string(), #json);
             });
         }
     }
     if tool.delphi.json_arguments {
         // A JSON handler takes the arguments object its input schema describes.
-        params.push(quote!(arguments: ::delphi_mcp_runtime::bind::__private::Map<::std::string::String, ::delphi_mcp_runtime::bind::__private::Value>));
+        params.push(quote!(arguments: #private::Map<::std::string::String, #private::Value>));
         inserts.push(quote!(__delphi_mcp_arguments = arguments;));
         param_docs.push_str("\n - `arguments`: the JSON object the tool's input schema describes");
     }
-    let result_ty = match &tool.delphi.result {
-        // With `var`/`out` parameters the result is the whole object: `result` and each of them.
-        _ if !tool.delphi.outputs.is_empty() => {
-            quote!(::delphi_mcp_runtime::bind::__private::Value)
+    let (result_ty, wire) = if tool.delphi.outputs.is_empty() {
+        match &tool.delphi.result {
+            None => (quote!(()), Wire::Scalar),
+            Some(ty) => {
+                let mapped = types
+                    .map(ty, true)
+                    .map_err(|why| unsupported(format!("the result has no Rust type ({why})")))?;
+                (mapped.owned, mapped.wire)
+            }
         }
-        None => quote!(()),
-        Some(ty) => {
-            rust_types(ty)
-                .ok_or_else(|| unsupported("the result has no Rust type".to_string()))?
-                .1
-        }
+    } else {
+        // With `var`/`out` parameters the result is a struct: `result` and each of them.
+        (
+            output_struct(tool, method_name, types).map_err(unsupported)?,
+            Wire::Serde,
+        )
     };
-    let tool_name = &tool.name;
+    let convert = match wire {
+        Wire::Scalar => quote!(<#result_ty as #private::FromResult>::from_result),
+        Wire::Serde => quote!(#private::from_json_result::<#result_ty>),
+        Wire::Base64 => quote!(#private::from_base64_result::<#result_ty>),
+    };
     let doc = format!(
         " {}\n\n Tool `{}`: Pascal `{}` ({}:{}).{}{}",
         tool.description.replace('\n', "\n "),
@@ -317,29 +302,52 @@ fn method(tool: &ToolEntry, method_name: &str) -> Result<TokenStream, syn::Error
         #[allow(clippy::too_many_arguments)]
         pub fn #ident(&self, #( #params ),*) -> ::core::result::Result<#result_ty, ToolError> {
             #[allow(unused_mut)]
-            let mut __delphi_mcp_arguments = ::delphi_mcp_runtime::bind::__private::Map::new();
+            let mut __delphi_mcp_arguments = #private::Map::new();
             #( #inserts )*
             let __delphi_mcp_result = self.bound.call(#tool_name, __delphi_mcp_arguments)?;
-            <#result_ty as ::delphi_mcp_runtime::bind::__private::FromResult>::from_result(#tool_name, __delphi_mcp_result)
+            #convert(#tool_name, __delphi_mcp_result)
         }
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn integer_ranges_pick_the_smallest_type() {
-        let ty = |min: i128, max: i128| {
-            rust_types(&ValueType::Integer { min, max })
-                .map(|(t, _)| t.to_string())
-                .unwrap_or_default()
-        };
-        assert_eq!(ty(0, 100), "u8");
-        assert_eq!(ty(-128, 127), "i8");
-        assert_eq!(ty(0, u64::MAX.into()), "u64");
-        assert_eq!(ty(i32::MIN.into(), i32::MAX.into()), "i32");
-        assert_eq!(ty(-1, u64::MAX.into()), "");
+/// The struct a tool with `var`/`out` parameters answers: `result` (functions) and each of
+/// them, under their JSON keys. The error says which value has no Rust type.
+fn output_struct(
+    tool: &ToolEntry,
+    method_name: &str,
+    types: &mut TypeSet,
+) -> Result<TokenStream, String> {
+    let mut used = HashSet::new();
+    let mut fields = Vec::new();
+    if let Some(ty) = &tool.delphi.result {
+        let mapped = types
+            .map(ty, true)
+            .map_err(|why| format!("the result has no Rust type ({why})"))?;
+        fields.push(types.field("result", Some("The function's result."), &mapped, &mut used));
     }
+    for output in &tool.delphi.outputs {
+        let mapped = types.map(&output.ty, true).map_err(|why| {
+            format!(
+                "`{}: {}` has no Rust type ({why})",
+                output.name, output.delphi_type
+            )
+        })?;
+        let description = format!(
+            "The `var`/`out` parameter `{}` after the call.",
+            output.name
+        );
+        fields.push(types.field(&output.name, Some(&description), &mapped, &mut used));
+    }
+    let ident = types.unique(&format!("{method_name}_output"));
+    let doc = format!(
+        " What tool `{}` answers: the values of its `var`/`out` parameters after the call{}.",
+        tool.name,
+        if tool.delphi.result.is_some() {
+            " beside its result"
+        } else {
+            ""
+        }
+    );
+    types.push_struct(&ident, &doc, &fields);
+    Ok(quote!(#ident))
 }

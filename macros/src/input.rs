@@ -27,11 +27,13 @@ pub struct BindInput {
     pub includes: Vec<LitStr>,
     /// `codepage = N` (units only).
     pub codepage: Option<LitInt>,
+    /// `naming = "camelCase"` (units only).
+    pub naming: Option<LitStr>,
     /// `module = ident`.
     pub module: Option<Ident>,
 }
 
-const OPTIONS: &str = "manifest, name, target, define, undefine, include, codepage, module";
+const OPTIONS: &str = "manifest, name, target, define, undefine, include, codepage, naming, module";
 
 impl Parse for BindInput {
     fn parse(input: ParseStream) -> syn::Result<Self> {
@@ -47,6 +49,7 @@ impl Parse for BindInput {
             undefines: Vec::new(),
             includes: Vec::new(),
             codepage: None,
+            naming: None,
             module: None,
         };
         while !input.is_empty() {
@@ -90,6 +93,11 @@ impl Parse for BindInput {
                     "codepage" => {
                         once(parsed.codepage.is_some())?;
                         parsed.codepage = Some(input.parse()?);
+                        unit_options.push(key);
+                    }
+                    "naming" => {
+                        once(parsed.naming.is_some())?;
+                        parsed.naming = Some(input.parse()?);
                         unit_options.push(key);
                     }
                     "define" => {

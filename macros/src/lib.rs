@@ -12,12 +12,15 @@
 //!   gen` accepts; every diagnostic becomes one compile error at the macro call, quoting the
 //!   Pascal file:line:col and the reason.
 //!
-//! Both give the same module.
+//! Both give the same module: one method per tool, and a Rust type per record, per enumeration
+//! inside a composite value or set, and per tool with `var`/`out` parameters (`types`), each
+//! deriving serde's traits through the runtime's re-export.
 
 #![warn(missing_docs)]
 
 mod expand;
 mod input;
+mod types;
 #[cfg(feature = "units")]
 mod units;
 
@@ -35,7 +38,8 @@ use proc_macro::TokenStream;
 /// `manifest = "..."`, a manifest file written by `delphi-mcp gen`; or (feature `units`) one or
 /// more unit paths, then optional `name = "..."` (library name, default: the first unit's),
 /// `target = "..."` (default `delphi12-win64`), `define = "SYM"`, `undefine = "SYM"`,
-/// `include = "dir"` (repeatable) and `codepage = N`. Then, in both modes, `module = ident`
+/// `include = "dir"` (repeatable), `codepage = N` and `naming = "camelCase"` (as `--naming`:
+/// `asDeclared`, `camelCase` or `snake_case`). Then, in both modes, `module = ident`
 /// (default: the library name in snake case).
 #[proc_macro]
 pub fn bind(tokens: TokenStream) -> TokenStream {

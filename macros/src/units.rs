@@ -4,6 +4,8 @@
 use crate::expand::Bound;
 use crate::input::BindInput;
 use delphi_mcp_codegen::frontend::generate_units;
+use delphi_mcp_codegen::model::ModelOptions;
+use delphi_mcp_manifest::naming::ArgumentNaming;
 use delphi_mcp_parser::ParseOptions;
 use proc_macro2::Span;
 use quote::quote;
@@ -44,9 +46,23 @@ pub fn bind_units(base: &Path, units: &[LitStr], input: &BindInput) -> Result<Bo
             None => defaults.codepage,
         },
     };
+    let mut model = ModelOptions::default();
+    if let Some(naming) = &input.naming {
+        model.naming = ArgumentNaming::parse(&naming.value()).ok_or_else(|| {
+            let known: Vec<&str> = ArgumentNaming::NAMES.iter().map(|(n, _)| *n).collect();
+            syn::Error::new(
+                naming.span(),
+                format!(
+                    "delphi-mcp: unknown naming policy `{}`; expected one of: {}",
+                    naming.value(),
+                    known.join(", ")
+                ),
+            )
+        })?;
+    }
     let name = input.name.as_ref().map(|n| n.value());
     let first_unit = units.first().map_or_else(Span::call_site, LitStr::span);
-    let run = generate_units(&files, &options, name.as_deref())
+    let run = generate_units(&files, &options, name.as_deref(), model)
         .map_err(|e| syn::Error::new(first_unit, format!("delphi-mcp: {e}")))?;
     let tracked: Vec<String> = run
         .loaded

@@ -134,6 +134,31 @@ pub fn rust_identifier(name: &str) -> String {
     name
 }
 
+/// A Rust type or variant name (ASCII, upper camel case) for a Pascal type or enumeration
+/// member name (`bind!`): [`camel_case`] of the ASCII words (as [`rust_identifier`] takes
+/// them) with its first letter upper-cased. A name that would be empty or start with a digit gets `V` before it; `Self`
+/// gets `_` after it.
+///
+/// `TPoint` → `TPoint`, `rmUp` → `RmUp`, `set of TColor` → `SetOfTColor`, `HTTPGet` →
+/// `HttpGet`.
+pub fn rust_type_identifier(name: &str) -> String {
+    let camel = camel_case(&ascii_words(name));
+    let mut chars = camel.trim_matches('_').chars();
+    let mut out: String = chars
+        .next()
+        .into_iter()
+        .flat_map(char::to_uppercase)
+        .collect();
+    out.push_str(chars.as_str());
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, 'V');
+    }
+    if out == "Self" {
+        out.push('_');
+    }
+    out
+}
+
 /// A Cargo package name for a folder or library name: the words of [`rust_identifier`]
 /// without `_` at either end, joined by `-`; `lib-` goes before a name that would be empty or
 /// start with a digit. `CalcServer` → `calc-server`, `my server 2` → `my-server-2`, `9lives` →
@@ -165,6 +190,17 @@ fn ascii_words(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rust_type_identifiers() {
+        assert_eq!(rust_type_identifier("TPoint"), "TPoint");
+        assert_eq!(rust_type_identifier("rmUp"), "RmUp");
+        assert_eq!(rust_type_identifier("set of TColor"), "SetOfTColor");
+        assert_eq!(rust_type_identifier("HTTPGet"), "HttpGet");
+        assert_eq!(rust_type_identifier("2D"), "V2D");
+        assert_eq!(rust_type_identifier(""), "V");
+        assert_eq!(rust_type_identifier("self"), "Self_");
+    }
 
     #[test]
     fn argument_naming_policies() {

@@ -3,7 +3,9 @@
 //!
 //! 1. `marshal::parse_arguments` on `arguments` objects of 100,000 and 200,000 repeated keys and
 //!    of 100,000 distinct unknown keys (time and the size of the error text);
-//! 2. the HTTP transport (in process, `--timeout 10`, 2 async worker threads as `serve --http`
+//! 2. `marshal::json_arguments` (a JSON handler's arguments) on repeated keys one level down and
+//!    on 100 nested objects of 1,000 keys each (duplicates are looked for at every depth);
+//! 3. the HTTP transport (in process, `--timeout 10`, 2 async worker threads as `serve --http`
 //!    has on this machine): two 1.2 MB `tools/call` requests of 100,000 repeated keys sent at
 //!    once, while another client sends a small stateless `tools/list` every 50 ms; prints how
 //!    long the big requests took, their status, and the longest wait for a small answer.
@@ -93,6 +95,41 @@ fn main() {
         let message = outcome.err().map(|e| e.to_string()).unwrap_or_default();
         println!(
             "parse_arguments, {label:<31} {:>8.1} KB  {:>9.3} s  error text {} bytes",
+            raw.len() as f64 / 1000.0,
+            elapsed.as_secs_f64(),
+            message.len()
+        );
+    }
+
+    let schema = serde_json::json!({"type": "object"});
+    let nested = {
+        let level: Vec<String> = (0..999).map(|i| format!("\"k{i}\":1")).collect();
+        let level = level.join(",");
+        let mut text = String::new();
+        for _ in 0..100 {
+            text.push_str(&format!("{{{level},\"next\":"));
+        }
+        text.push('1');
+        text.push_str(&"}".repeat(100));
+        text
+    };
+    for (label, raw) in [
+        (
+            "100,000 repeated keys nested",
+            format!("{{\"a\":{}}}", repeated_keys(100_000)),
+        ),
+        (
+            "200,000 repeated keys nested",
+            format!("{{\"a\":{}}}", repeated_keys(200_000)),
+        ),
+        ("100 levels of 1,000 keys", nested),
+    ] {
+        let started = Instant::now();
+        let outcome = marshal::json_arguments("handler", Some(&raw), &schema);
+        let elapsed = started.elapsed();
+        let message = outcome.err().map(|e| e.to_string()).unwrap_or_default();
+        println!(
+            "json_arguments, {label:<32} {:>8.1} KB  {:>9.3} s  error text {} bytes",
             raw.len() as f64 / 1000.0,
             elapsed.as_secs_f64(),
             message.len()

@@ -175,21 +175,19 @@ pub fn json_arguments(
             json_kind(raw)
         )));
     }
-    // Duplicate keys first: a parsed value keeps only the last.
-    let members = raw_json::object_members(raw)
-        .map_err(|e| whole(format!("the arguments are not a valid JSON object: {e}")))?;
+    // Duplicate keys first, at every depth: a parsed value keeps only the last. Text the
+    // walk cannot read is refused by the parse below.
     let mut problems = Problems::new(tool);
-    let mut seen = HashSet::new();
-    for (key, _) in &members {
-        if !seen.insert(key.as_bytes()) {
-            problems.push_with(|| {
-                (
-                    Some(key.display(MAX_NAME_SHOWN)),
-                    "given more than once (duplicate key); give each argument once".into(),
-                )
-            });
-        }
-    }
+    let _unreadable = raw_json::duplicate_keys(raw, &mut |duplicate| {
+        problems.push_with(|| {
+            let message = if duplicate.depth() == 1 {
+                "given more than once (duplicate key); give each argument once"
+            } else {
+                "given more than once (duplicate key)"
+            };
+            (Some(duplicate.path(MAX_NAME_SHOWN)), message.into())
+        })
+    });
     let value: Value = serde_json::from_str(raw).map_err(|e| {
         whole(format!(
             "the arguments are not valid JSON for this tool: {e}"

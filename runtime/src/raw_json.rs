@@ -4,9 +4,10 @@
 //! (`"\ud800"`), which `serde_json::Value` refuses. The envelope reader ([`crate::jsonrpc`]) and
 //! argument validation ([`crate::marshal`]) both read through here.
 
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fmt;
 
 /// An object key as written, unescaped. Lone surrogates are kept (as WTF-8 bytes), so two keys
@@ -143,6 +144,128 @@ pub fn array_elements(text: &str) -> Result<Vec<&RawValue>, serde_json::Error> {
     Ok(elements)
 }
 
+/// One step of a path into a JSON value.
+enum Step<'a> {
+    Key(Key<'a>),
+    Index(usize),
+}
+
+/// A key that repeats a key of the same object, as [`duplicate_keys`] reports it.
+pub struct Duplicate<'p, 'a> {
+    path: &'p [Step<'a>],
+}
+
+impl Duplicate<'_, '_> {
+    /// How deep the object holding the key is: 1 for the text's own object.
+    pub fn depth(&self) -> usize {
+        self.path.len()
+    }
+
+    /// The path of the repeated key in the notation of argument messages: `a`, `a.b`,
+    /// `a[2].b`; each key at most `limit` characters.
+    pub fn path(&self, limit: usize) -> String {
+        let mut out = String::new();
+        for (i, step) in self.path.iter().enumerate() {
+            match step {
+                Step::Key(key) if i == 0 => out.push_str(&key.display(limit)),
+                Step::Key(key) => {
+                    out.push('.');
+                    out.push_str(&key.display(limit));
+                }
+                Step::Index(index) => out.push_str(&format!("[{index}]")),
+            }
+        }
+        out
+    }
+}
+
+/// Calls `found` for every key that repeats a key of the same object, at any depth, in the
+/// order of the text. Reads `text` once (linear in its length; each key is hashed once, and a
+/// path is only formatted when `found` asks). Fails unless `text` is one JSON text that
+/// `serde_json::Value` can hold.
+pub fn duplicate_keys(
+    text: &str,
+    found: &mut dyn FnMut(&Duplicate<'_, '_>),
+) -> Result<(), serde_json::Error> {
+    let mut path = Vec::new();
+    let mut de = serde_json::Deserializer::from_str(text);
+    Walk {
+        path: &mut path,
+        found,
+    }
+    .deserialize(&mut de)?;
+    de.end()
+}
+
+/// The walk of [`duplicate_keys`] through one value.
+struct Walk<'w, 'a> {
+    path: &'w mut Vec<Step<'a>>,
+    found: &'w mut dyn FnMut(&Duplicate<'_, '_>),
+}
+
+impl<'de> DeserializeSeed<'de> for Walk<'_, 'de> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Walk<'_, 'de> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut keys: HashSet<Key<'de>> = HashSet::new();
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            let repeated = !keys.insert(key.clone());
+            self.path.push(Step::Key(key));
+            if repeated {
+                (self.found)(&Duplicate { path: self.path });
+            }
+            map.next_value_seed(Walk {
+                path: &mut *self.path,
+                found: &mut *self.found,
+            })?;
+            self.path.pop();
+        }
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut index = 0;
+        loop {
+            self.path.push(Step::Index(index));
+            let more = seq.next_element_seed(Walk {
+                path: &mut *self.path,
+                found: &mut *self.found,
+            })?;
+            self.path.pop();
+            if more.is_none() {
+                return Ok(());
+            }
+            index += 1;
+        }
+    }
+}
+
 /// The JSON kind of a raw value, for messages: "a string", "a number", "null", ...
 pub fn kind(raw: &str) -> &'static str {
     match raw.trim_start().as_bytes().first() {
@@ -171,6 +294,32 @@ mod tests {
         assert_eq!(members[1].1.get(), r#""\ud800""#);
         assert!(object_members("[1]").is_err());
         assert!(object_members("{} {}").is_err());
+    }
+
+    #[test]
+    fn duplicate_keys_are_found_at_every_depth() {
+        let mut found = Vec::new();
+        duplicate_keys(
+            r#"{"a":{"b":1,"b":2},"c":[{"d":1},{"d":1,"d":[{"e":1,"e":2}]}],"a":0,"f":{"b":1}}"#,
+            &mut |d| found.push((d.depth(), d.path(10))),
+        )
+        .expect("valid JSON");
+        assert_eq!(
+            found,
+            [
+                (2, "a.b".to_string()),
+                (3, "c[1].d".to_string()),
+                (5, "c[1].d[0].e".to_string()),
+                (1, "a".to_string()),
+            ]
+        );
+        let mut none = 0;
+        duplicate_keys(r#"{"a":[1,"x",null,true,2.5],"b":{"a":1}}"#, &mut |_| {
+            none += 1
+        })
+        .expect("valid JSON");
+        assert_eq!(none, 0);
+        assert!(duplicate_keys("{} {}", &mut |_| ()).is_err());
     }
 
     #[test]

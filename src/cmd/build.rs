@@ -2,7 +2,7 @@
 //! Free Pascal (`delphi_mcp_codegen::project` describes the layout). The library's path goes to
 //! stdout, notes and diagnostics to stderr.
 
-use crate::cmd::common::{build_project, SourceArgs};
+use crate::cmd::common::{build_project, GenerateArgs, SourceArgs};
 use delphi_mcp_codegen::project::{ProjectBuild, DEFAULT_FPC};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -22,6 +22,9 @@ pub struct Args {
     /// How to read the units.
     #[command(flatten)]
     pub source: SourceArgs,
+    /// How to generate from them.
+    #[command(flatten)]
+    pub generate: GenerateArgs,
 }
 
 /// Runs the command.
@@ -30,6 +33,7 @@ pub fn run(args: Args) -> miette::Result<ExitCode> {
         dir: args.dir,
         name: args.name,
         options: args.source.parse_options(),
+        model: args.generate.model_options(),
         fpc: args.fpc,
     })?;
     println!("{}", library.display());

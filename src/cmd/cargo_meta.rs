@@ -10,6 +10,7 @@
 //! undefines = ["DEBUG"]
 //! include-dirs = ["delphi/inc"]       # {$I} search folders
 //! codepage = 1252                     # of files without BOM that are not UTF-8
+//! naming = "camelCase"                # argument names, as --naming (default: as declared)
 //! out-dir = "delphi/generated"        # where `gen` writes (default: delphi-mcp/generated)
 //! project-dir = "delphi"              # the folder `build` compiles (default: the first unit's)
 //! ```
@@ -44,6 +45,8 @@ pub struct Metadata {
     pub include_dirs: Vec<PathBuf>,
     /// Code page of non-UTF-8 files without BOM.
     pub codepage: Option<u16>,
+    /// Naming policy of argument names (`--naming`).
+    pub naming: Option<String>,
     /// Output folder of `gen`.
     pub out_dir: Option<PathBuf>,
     /// Project folder of `build`.
@@ -182,6 +185,10 @@ impl Metadata {
             out.push("--codepage".into());
             out.push(codepage.to_string().into());
         }
+        if let Some(naming) = self.naming.as_ref().filter(|_| !has(&["--naming"])) {
+            out.push("--naming".into());
+            out.push(naming.into());
+        }
         for define in &self.defines {
             out.push(format!("--define={define}").into());
         }
@@ -240,6 +247,7 @@ mod tests {
             name: Some("Lib".into()),
             target: Some("fpc-linux64".into()),
             defines: vec!["X".into()],
+            naming: Some("camelCase".into()),
             out_dir: Some("out".into()),
             ..Metadata::default()
         };
@@ -251,10 +259,16 @@ mod tests {
         };
         assert_eq!(
             text(metadata.arguments("gen", &[])),
-            "d/A.pas d/B.pas --out out --name Lib --target fpc-linux64 --define=X"
+            "d/A.pas d/B.pas --out out --name Lib --target fpc-linux64 --naming camelCase --define=X"
         );
         assert_eq!(
-            text(metadata.arguments("build", &["--target=delphi12-win32".into()])),
+            text(metadata.arguments(
+                "build",
+                &[
+                    "--target=delphi12-win32".into(),
+                    "--naming=snake_case".into()
+                ]
+            )),
             "d --name Lib --define=X"
         );
     }

@@ -28,6 +28,12 @@ pub struct SourceArgs {
     /// Code page of files without a BOM that are not valid UTF-8 (default 1252).
     #[arg(long, value_name = "N")]
     pub codepage: Option<u16>,
+}
+
+/// How to generate from the units (`manifest`, `gen`, `build`, `serve DIR`; not `inspect`,
+/// which shows the parser's view).
+#[derive(Debug, Clone, clap::Args)]
+pub struct GenerateArgs {
     /// How argument names are made from Pascal names where no [McpName] or [McpNaming]
     /// applies: as-declared (default), camel-case or snake-case.
     #[arg(long, value_name = "POLICY", value_parser = parse_naming)]
@@ -51,7 +57,9 @@ impl SourceArgs {
             codepage: self.codepage.unwrap_or(defaults.codepage),
         }
     }
+}
 
+impl GenerateArgs {
     /// The generator options these arguments select.
     pub fn model_options(&self) -> ModelOptions {
         ModelOptions {

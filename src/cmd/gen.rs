@@ -1,6 +1,6 @@
 //! `delphi-mcp gen`: write the manifest, the Pascal stubs and the support units into a folder.
 
-use crate::cmd::common::{report, SourceArgs};
+use crate::cmd::common::{report, GenerateArgs, SourceArgs};
 use delphi_mcp_codegen::frontend;
 use miette::IntoDiagnostic;
 use std::path::PathBuf;
@@ -24,6 +24,9 @@ pub struct Args {
     /// How to read the units.
     #[command(flatten)]
     pub source: SourceArgs,
+    /// How to generate from them.
+    #[command(flatten)]
+    pub generate: GenerateArgs,
 }
 
 /// `n thing` or `n things`.
@@ -34,11 +37,11 @@ fn count(n: usize, thing: &str) -> String {
 /// Runs the command.
 pub fn run(args: Args) -> miette::Result<ExitCode> {
     let options = args.source.parse_options();
-    let run = frontend::generate_units_with(
+    let run = frontend::generate_units(
         &args.paths,
         &options,
         args.name.as_deref(),
-        args.source.model_options(),
+        args.generate.model_options(),
     )
     .into_diagnostic()?;
     report(&run);

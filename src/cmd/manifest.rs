@@ -1,6 +1,6 @@
 //! `delphi-mcp manifest`: print (or write) the tool manifest of annotated units.
 
-use crate::cmd::common::{report, SourceArgs};
+use crate::cmd::common::{report, GenerateArgs, SourceArgs};
 use delphi_mcp_codegen::{frontend, schema};
 use miette::IntoDiagnostic;
 use std::io::Write as _;
@@ -22,16 +22,19 @@ pub struct Args {
     /// How to read the units.
     #[command(flatten)]
     pub source: SourceArgs,
+    /// How to generate from them.
+    #[command(flatten)]
+    pub generate: GenerateArgs,
 }
 
 /// Runs the command.
 pub fn run(args: Args) -> miette::Result<ExitCode> {
     let options = args.source.parse_options();
-    let run = frontend::manifest_units_with(
+    let run = frontend::manifest_units(
         &args.paths,
         &options,
         args.name.as_deref(),
-        args.source.model_options(),
+        args.generate.model_options(),
     )
     .into_diagnostic()?;
     report(&run);

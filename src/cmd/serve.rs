@@ -1,7 +1,7 @@
 //! `delphi-mcp serve`: load a library (in process, or isolated in worker processes) and serve
 //! its tools over MCP on stdio or HTTP.
 
-use crate::cmd::common::{build_project, SourceArgs};
+use crate::cmd::common::{build_project, GenerateArgs, SourceArgs};
 use delphi_mcp_codegen::project::{ProjectBuild, DEFAULT_FPC};
 use delphi_mcp_runtime::host::{self, CancelPolicy, IsolationOptions, ToolHost};
 use delphi_mcp_runtime::mcp::McpServer;
@@ -68,6 +68,9 @@ pub struct Args {
     /// How to read the units of a project folder.
     #[command(flatten)]
     pub source: SourceArgs,
+    /// How to generate from them.
+    #[command(flatten)]
+    pub generate: GenerateArgs,
     /// Serve Streamable HTTP instead of stdio, on ADDR (default 127.0.0.1:8765; `PORT`,
     /// `IP`, `IP:PORT`, `localhost:PORT`; port 0 picks a free port). The endpoint is /mcp,
     /// the status page /.
@@ -121,6 +124,7 @@ fn library_for(args: &Args) -> miette::Result<PathBuf> {
             dir: target.clone(),
             name: None,
             options: args.source.parse_options(),
+            model: args.generate.model_options(),
             fpc: args.fpc.clone(),
         });
     }

@@ -148,33 +148,126 @@ delphi_mcp_runtime::bind!(
 
 #[test]
 fn composite_values_through_bind() {
-    use serde_json::json;
+    use values::{TColor, TOrderLine, TPoint2};
     let library = support::fpc::build_example("values");
     let values = values::Library::load(&library).expect("the values library loads");
+
+    // Records: a struct per record type, fields under their JSON names.
     assert_eq!(
-        values.move_point(json!({"X": 1, "Y": 2}), 3, 4),
-        Ok(json!({"X": 4, "Y": 6}))
+        values.move_point(&TPoint2 { x: 1, y: 2 }, 3, 4),
+        Ok(TPoint2 { x: 4, y: 6 })
+    );
+    let square = values
+        .make_square("sq", 2, "Green")
+        .expect("make_square answers");
+    assert_eq!(square.name, "sq");
+    assert_eq!(square.color, TColor::Green);
+    assert_eq!(square.corners.len(), 4);
+    assert_eq!(square.corners[2], TPoint2 { x: 2, y: 2 });
+    assert_eq!(square.scale, vec![1.0, 1.0, 0.5]);
+    assert_eq!(
+        values.describe_shape(&square),
+        Ok("sq: green, 4 corners, scale 1".to_string())
+    );
+    // [McpNaming('camelCase')] and [McpName('gift')] on the record: JSON keys, Rust fields.
+    let line = |quantity, unit_price| TOrderLine {
+        sku: "A-1".into(),
+        quantity,
+        unit_price,
+        gift: false,
+    };
+    assert_eq!(values.order_total(&[line(2, 1.5), line(1, 4.0)]), Ok(7.0));
+
+    // Arrays: Vec in and out, nested; a static array is a Vec whose count the runtime checks.
+    assert_eq!(values.sum_all(&[1, 2, 3]), Ok(6));
+    assert_eq!(values.evens(3), Ok(vec![0, 2, 4]));
+    assert_eq!(
+        values.transpose(&[vec![1, 2], vec![3, 4]]),
+        Ok(vec![vec![1, 3], vec![2, 4]])
     );
     assert_eq!(
-        values.complement(json!(["Red"])),
-        Ok(json!(["Green", "Blue"]))
+        values.scale_triple(&[1.0, 2.0, 3.0], 2.0),
+        Ok(vec![2.0, 4.0, 6.0])
+    );
+    match values.scale_triple(&[1.0, 2.0], 2.0) {
+        Err(ToolError::InvalidArguments(text)) => {
+            assert!(text.contains("argument \"V\""), "{text}")
+        }
+        other => panic!("expected invalid arguments, got {other:?}"),
+    }
+
+    // Sets: a BTreeSet of the enumeration's enum.
+    let red = std::collections::BTreeSet::from([TColor::Red]);
+    assert_eq!(
+        values.complement(&red),
+        Ok(std::collections::BTreeSet::from([
+            TColor::Green,
+            TColor::Blue
+        ]))
+    );
+
+    // TBytes as Vec<u8> (base64 on the wire), TStrings as Vec<String>.
+    assert_eq!(values.reverse_bytes(&[1, 2, 255]), Ok(vec![255, 2, 1]));
+    assert_eq!(
+        values.reverse_lines(&["a".to_string(), "b".to_string()]),
+        Ok(vec!["b".to_string(), "a".to_string()])
+    );
+
+    // var/out: a struct of the result and the parameters after the call.
+    let parsed = values.try_parse("7").expect("try_parse answers");
+    assert_eq!(
+        parsed,
+        values::TryParseOutput {
+            result: true,
+            value: 7
+        }
     );
     assert_eq!(
-        values.try_parse("7"),
-        Ok(json!({"result": true, "Value": 7}))
+        values.swap("x", "y"),
+        Ok(values::SwapOutput {
+            a: "y".into(),
+            b: "x".into()
+        })
     );
-    let arguments = json!({"texts": ["a b", "c"]});
-    let serde_json::Value::Object(arguments) = arguments else {
+
+    // A JSON handler keeps JSON in and out.
+    let serde_json::Value::Object(arguments) = serde_json::json!({"texts": ["a b", "c"]}) else {
         unreachable!("an object literal")
     };
     assert_eq!(
         values.count_words(arguments),
-        Ok(json!({"texts": 2, "words": 3}))
+        Ok(serde_json::json!({"texts": 2, "words": 3}))
     );
-    match values.move_point(json!({"X": 1}), 0, 0) {
-        Err(ToolError::InvalidArguments(text)) => {
-            assert!(text.contains("argument \"P.Y\": missing"), "{text}")
-        }
-        other => panic!("expected invalid arguments, got {other:?}"),
-    }
+}
+
+// The units of the values example read with another naming policy (as `--naming`): only the
+// names no [McpName] or [McpNaming] gives change.
+delphi_mcp_runtime::bind!(
+    "examples/values/ValueTools.pas",
+    name = "Values",
+    naming = "snake_case",
+    module = values_snake
+);
+
+#[test]
+fn bind_units_take_the_naming_policy() {
+    let manifest: serde_json::Value =
+        serde_json::from_str(values_snake::MANIFEST).expect("the manifest is JSON");
+    let tools = manifest["tools"].as_array().cloned().unwrap_or_default();
+    let keys = |tool: &str| -> Vec<String> {
+        tools
+            .iter()
+            .find(|t| t["name"] == tool)
+            .and_then(|t| t["inputSchema"]["properties"].as_object())
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    assert_eq!(keys("move_point"), ["p", "dx", "dy"]);
+    assert_eq!(keys("full_name"), ["first_name", "last_name"]);
+    // The Rust types follow: the record's JSON keys are snake case now.
+    let point = values_snake::TPoint2 { x: 1, y: 2 };
+    assert_eq!(
+        serde_json::to_value(&point).ok(),
+        Some(serde_json::json!({"x": 1, "y": 2}))
+    );
 }

@@ -209,3 +209,53 @@ fn naming_option_renames_arguments_where_no_attribute_does() {
     let out = delphi_mcp(&[s("manifest"), unit.as_os_str(), s("--naming"), s("kebab")]);
     assert_eq!(out.status.code(), Some(2), "a usage error");
 }
+
+#[test]
+fn naming_option_applies_to_build_and_serve_of_a_project_folder() {
+    const UNIT: &str = "unit Names;\n\ninterface\n\n{$IFNDEF FPC}[McpTool]{$ENDIF}\nfunction AddAll(FirstValue: Integer; {$IFNDEF FPC}[McpName('other')]{$ENDIF} SecondValue: Integer): Integer;\n\nimplementation\n\nfunction AddAll(FirstValue: Integer; SecondValue: Integer): Integer;\nbegin\n  Result := FirstValue + SecondValue;\nend;\n\nend.\n";
+    let project = temp_project(&[("Names.pas", UNIT)]);
+    let dir = project.path().as_os_str();
+    let out = delphi_mcp(&[s("build"), dir, s("--naming"), s("snake-case")]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written = std::fs::read(project.path().join("generated/tools.json")).expect("manifest");
+    let manifest: serde_json::Value = serde_json::from_slice(&written).expect("JSON");
+    let keys: Vec<&String> = manifest["tools"][0]["inputSchema"]["properties"]
+        .as_object()
+        .map(|p| p.keys().collect())
+        .unwrap_or_default();
+    assert_eq!(keys, ["first_value", "other"]);
+
+    // `serve DIR` regenerates with its own policy, rebuilds, and the library answers to it.
+    let requests = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add_all","arguments":{"firstValue":40,"other":2}}}"#,
+    ];
+    let input = project.path().join("requests.txt");
+    std::fs::write(&input, requests.join("\n") + "\n").expect("write requests");
+    let served = Command::new(env!("CARGO_BIN_EXE_delphi-mcp"))
+        .args([s("serve"), dir, s("--naming"), s("camel-case")])
+        .stdin(std::fs::File::open(&input).expect("open requests"))
+        .output()
+        .expect("run serve");
+    let stdout = String::from_utf8_lossy(&served.stdout);
+    assert!(
+        served.status.success(),
+        "{}",
+        String::from_utf8_lossy(&served.stderr)
+    );
+    let answer: serde_json::Value = stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .find(|a: &serde_json::Value| a["id"] == 2)
+        .unwrap_or_default();
+    assert_eq!(
+        answer["result"]["structuredContent"],
+        serde_json::json!({"result": 42}),
+        "{stdout}"
+    );
+}

@@ -18,12 +18,20 @@ use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+mod wire;
+
 /// What `bind!` expansions use; not a stable API.
 #[doc(hidden)]
 pub mod __private {
+    pub use super::wire::{
+        base64_wire, from_base64_result, from_json_result, to_argument, FromBase64Wire,
+        ToBase64Wire,
+    };
     pub use super::{BindError, BoundLibrary, FromResult};
     pub use crate::call::ToolError;
+    pub use serde;
     pub use serde_json::{Map, Value};
+    pub use std::collections::BTreeSet;
 }
 
 /// Why a bound library could not be loaded.
@@ -149,10 +157,9 @@ pub trait FromResult: Sized {
 }
 
 fn wrong(tool: &str, value: &Value, expected: &str) -> ToolError {
-    let shown: String = value.to_string().chars().take(80).collect();
     ToolError::Failed {
         tool: tool.to_string(),
-        message: format!("returned {shown}, expected {expected}"),
+        message: format!("returned {}, expected {expected}", wire::shown(value)),
     }
 }
 
@@ -209,8 +216,8 @@ impl FromResult for String {
     }
 }
 
-/// Composite results (records, arrays, sets, `TBytes`, `TStrings`) and the results of tools
-/// with `var`/`out` parameters, as JSON.
+/// The result of a JSON handler (composite values have Rust types of their own, read through
+/// [`__private::from_json_result`] and [`__private::from_base64_result`]).
 impl FromResult for Value {
     fn from_result(_tool: &str, value: Value) -> Result<Self, ToolError> {
         Ok(value)
