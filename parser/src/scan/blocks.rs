@@ -375,18 +375,32 @@ pub(crate) fn skip_local_section(text: &str, mut pos: usize) -> usize {
 }
 
 fn prev_is_of(text: &str, start: usize) -> bool {
-    let before = text[..start].trim_end();
+    // Bytes, not `str` slices: the two bytes before may end inside a multi-byte character.
+    let before = text[..start].trim_end().as_bytes();
     before.len() >= 2
-        && before[before.len() - 2..].eq_ignore_ascii_case("of")
+        && before[before.len() - 2..].eq_ignore_ascii_case(b"of")
         && !before[..before.len() - 2]
-            .bytes()
             .last()
-            .is_some_and(is_ident_char)
+            .is_some_and(|&b| is_ident_char(b))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn of_before_a_token_is_read_as_bytes() {
+        // Found by the parse_unit fuzz target: a multi-byte character just before the token
+        // made the two-byte look-back slice a `str` inside that character.
+        assert!(!prev_is_of("x\u{FFFD} y", "x\u{FFFD} ".len()));
+        assert!(!prev_is_of("\u{E9} y", "\u{E9} ".len()));
+        assert!(prev_is_of("set of y", "set of ".len()));
+        assert!(!prev_is_of("setof y", "setof ".len()));
+        let mut ends = BlockEnds::new();
+        let src = "begin case x of \u{FFFD} record end";
+        let t = token_at(src.as_bytes(), 0);
+        let _ = skip_block_noting(src, &t, Some(&mut ends));
+    }
 
     #[test]
     fn noted_block_ends_answer_as_a_fresh_scan_would() {
