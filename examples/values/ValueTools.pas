@@ -64,6 +64,16 @@ type
   /// The lines of an order.
   TOrderLines = array of TOrderLine;
 
+  /// <summary>Named binary data.</summary>
+  TBlob = record
+    /// <summary>What the data is.</summary>
+    Name: string;
+    /// <summary>The data (base64 in JSON).</summary>
+    Data: TBytes;
+  end;
+
+  TBlobs = array of TBlob;
+
 /// <summary>Moves a point.</summary>
 {$IFNDEF FPC}[McpTool]{$ENDIF}
 function MovePoint(P: TPoint2; DX, DY: Integer): TPoint2;
@@ -103,6 +113,10 @@ function Complement(Colors: TColors): TColors;
 /// <summary>Reverses bytes.</summary>
 {$IFNDEF FPC}[McpTool]{$ENDIF}
 function ReverseBytes(Data: TBytes): TBytes;
+
+/// <summary>Reverses the bytes of each blob (TBytes inside records inside an array).</summary>
+{$IFNDEF FPC}[McpTool]{$ENDIF}
+function ReverseBlobs(Blobs: TBlobs): TBlobs;
 
 /// <summary>Lines of text in reverse order; the result is a new list.</summary>
 {$IFNDEF FPC}[McpTool]{$ENDIF}
@@ -273,6 +287,18 @@ begin
   SetLength(Result, Length(Data));
   for I := 0 to High(Data) do
     Result[I] := Data[High(Data) - I];
+end;
+
+function ReverseBlobs(Blobs: TBlobs): TBlobs;
+var
+  I: Integer;
+begin
+  SetLength(Result, Length(Blobs));
+  for I := 0 to High(Blobs) do
+  begin
+    Result[I].Name := Blobs[I].Name;
+    Result[I].Data := ReverseBytes(Blobs[I].Data);
+  end;
 end;
 
 function ReverseLines(Lines: TStrings): TStrings;

@@ -148,7 +148,7 @@ delphi_mcp_runtime::bind!(
 
 #[test]
 fn composite_values_through_bind() {
-    use values::{TColor, TOrderLine, TPoint2};
+    use values::{TBlob, TColor, TOrderLine, TPoint2};
     let library = support::fpc::build_example("values");
     let values = values::Library::load(&library).expect("the values library loads");
 
@@ -208,6 +208,15 @@ fn composite_values_through_bind() {
 
     // TBytes as Vec<u8> (base64 on the wire), TStrings as Vec<String>.
     assert_eq!(values.reverse_bytes(&[1, 2, 255]), Ok(vec![255, 2, 1]));
+    // TBytes inside records inside an array.
+    let blob = |name: &str, data: &[u8]| TBlob {
+        name: name.to_string(),
+        data: data.to_vec(),
+    };
+    assert_eq!(
+        values.reverse_blobs(&[blob("a", &[1, 2, 3]), blob("empty", &[])]),
+        Ok(vec![blob("a", &[3, 2, 1]), blob("empty", &[])])
+    );
     assert_eq!(
         values.reverse_lines(&["a".to_string(), "b".to_string()]),
         Ok(vec!["b".to_string(), "a".to_string()])
