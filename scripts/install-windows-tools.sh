@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what cross-building and testing delphi-mcp for Windows x64 under Wine needs
 # (scripts/test-windows.sh, docs/windows.md), from the Debian registry only:
-#   - Free Pascal's Win64 RTL (and the units the examples use: DateUtils, StrUtils, Registry),
+#   - Free Pascal's Win64 RTL (and the units the examples use: DateUtils, StrUtils, Registry, fpjson),
 #     built from fpc-source-3.2.2 with the installed ppcx64;
 #   - Rust for x86_64-pc-windows-gnu: Debian's rustc-web/cargo-web with the standard library's
 #     source (rust-web-src), built per project with -Zbuild-std; MinGW-w64 gcc links;
@@ -124,6 +124,28 @@ if [ "$win32" = 1 ] && [ ! -f "$win32_dir/extra/registry.ppu" ]; then
   trap - EXIT
 fi
 [ "$win32" = 1 ] && echo "fpc win32: $win32_dir/ppcross386" >&2
+
+# fpjson (fcl-json) and the units it uses (variants), for JSON handlers (examples/values): built
+# into each architecture's extra units when missing, so a tools folder from before it is topped up.
+build_fpjson() { # extra units folder, compiler and target flag...
+  local extra=$1
+  shift
+  [ -f "$extra/fpjson.ppu" ] && return
+  echo "install-windows-tools: building fpjson into $extra" >&2
+  local work
+  work=$(mktemp -d)
+  cp -r "$fpc_src/packages/rtl-objpas" "$fpc_src/packages/fcl-json" "$work/"
+  for unit in rtl-objpas/src/inc/variants.pp fcl-json/src/fpjson.pp fcl-json/src/jsonscanner.pp \
+    fcl-json/src/jsonreader.pp fcl-json/src/jsonparser.pp; do
+    "$@" -O2 -Fu"$(dirname "$extra")/rtl" -Fu"$extra" -Fu"$work/rtl-objpas/src/inc" \
+      -Fu"$work/rtl-objpas/src/win" -Fi"$work/rtl-objpas/src/inc" -Fi"$work/rtl-objpas/src/win" \
+      -Fi"$work/fcl-json/src" -FU"$extra" "$work/$unit" >"$work/unit.log" 2>&1 ||
+      { cat "$work/unit.log" >&2; rm -rf "$work"; exit 1; }
+  done
+  rm -rf "$work"
+}
+build_fpjson "$extra_units" ppcx64 -Twin64
+[ "$win32" = 1 ] && build_fpjson "$win32_dir/extra" "$win32_dir/ppcross386" -Twin32
 
 # i686-pc-windows-gnu links rsbegin.o and rsend.o, which rustup's std ships and Debian's source
 # does not: built from the std's source (scripts/test-windows.sh passes their folder with -L).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Windows under Wine (docs/windows.md): cross-builds delphi-mcp.exe and Windows libraries of the
 # examples and fixtures, then serves them under Wine to the official Python MCP client on Linux:
-# the stdio suite (calc, delphi-versions, the ABI fixture's faults, the hand-written ABI library,
+# the stdio suite (calc, delphi-versions, values, the ABI fixture's faults, the hand-written ABI library,
 # both eras), Streamable HTTP with the token file under %LOCALAPPDATA%, the faults example
 # (structured exceptions in process and isolated), AnsiString/ShortString under the ANSI code
 # pages 1252, 1251 and 932, a project folder and paths with spaces and backslashes; and the
@@ -93,7 +93,7 @@ for arch in "${architectures[@]}"; do
   arch_settings "$arch"
   step "cross-building the libraries ($arch)"
   mkdir -p "$projects"
-  for example in calc faults delphi-versions; do
+  for example in calc faults delphi-versions values; do
     rm -rf "${projects:?}/$example"
     cp -r "examples/$example" "$projects/$example"
     rm -rf "$projects/$example/build"
@@ -101,6 +101,7 @@ for arch in "${architectures[@]}"; do
   windows_library "$projects/calc" Calc.dpr Calc
   windows_library "$projects/faults" Faults.dpr Faults
   windows_library "$projects/delphi-versions" DelphiVersionsServer.dpr DelphiVersionsServer
+  windows_library "$projects/values" Values.dpr Values
   rm -rf "$projects/abi fixture"
   cp -r tests/fixtures/abi "$projects/abi fixture"
   "$linux_exe" build "$projects/abi fixture" >/dev/null 2>&1
@@ -190,6 +191,8 @@ EOF
   stdio_client "$projects/calc/build/Calc.dll" "$projects/calc/generated/tools.json" calc_cases.json all
   stdio_client "$projects/delphi-versions/build/DelphiVersionsServer.dll" \
     "$projects/delphi-versions/generated/tools.json" delphi_versions_cases.json all
+  stdio_client "$projects/values/build/Values.dll" "$projects/values/generated/tools.json" \
+    values_cases.json all
   stdio_client "$projects/abi fixture/build/AbiFixture.dll" \
     "$projects/abi fixture/generated/tools.json" abi_fault_cases.json partial
   stdio_client "$projects/abi lib/build/abilib.dll" test-support/abi_lib/tools.json \
