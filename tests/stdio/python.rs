@@ -9,7 +9,7 @@
 
 use crate::support;
 use crate::support::abi_lib::{fixture_library, fixture_manifest};
-use crate::support::tools::python;
+use crate::support::tools::{python, python_client_stdout};
 use crate::support::{repo, server_exe};
 use std::path::Path;
 use std::process::Command;
@@ -38,27 +38,19 @@ fn run_client_with(
 ) {
     let script = repo().join("tests/clients/python_stdio_client.py");
     let cases = repo().join("tests/clients").join(cases);
-    let output = Command::new(python())
-        .arg(&script)
-        .arg(server_exe())
-        .arg(library)
-        .arg(manifest)
-        .arg(&cases)
-        .arg(mode)
-        .arg(coverage)
-        .args(serve_args)
-        .output()
-        .expect("run the Python MCP client");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "Python MCP client ({mode}) failed:\n{stdout}\n{stderr}"
+    python_client_stdout(
+        Command::new(python())
+            .arg(&script)
+            .arg(server_exe())
+            .arg(library)
+            .arg(manifest)
+            .arg(&cases)
+            .arg(mode)
+            .arg(coverage)
+            .args(serve_args),
+        mode,
+        20,
     );
-    // The script reports each case; make sure it really ran them.
-    let passed = stdout.lines().filter(|l| l.starts_with("ok ")).count();
-    assert!(passed > 20, "only {passed} checks ran:\n{stdout}");
-    assert!(stdout.contains("0 failure(s)"), "{stdout}");
 }
 
 #[test]

@@ -71,3 +71,25 @@ pub fn chromium() -> PathBuf {
         panic!("chromium is not installed: run scripts/install-test-tools.sh first")
     })
 }
+
+/// Runs one of the Python client scripts (`tests/clients/*.py`) and returns its stdout, after
+/// asserting what every run must show: a successful exit, more than `least` checks reported
+/// `ok`, and `0 failure(s)`. `what` names the run in failure messages.
+pub fn python_client_stdout(
+    command: &mut std::process::Command,
+    what: &str,
+    least: usize,
+) -> String {
+    let output = command.output().expect("run the Python MCP client");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "Python MCP client ({what}) failed:\n{stdout}\n{stderr}"
+    );
+    // The script reports each case; make sure it really ran them.
+    let passed = stdout.lines().filter(|l| l.starts_with("ok ")).count();
+    assert!(passed > least, "only {passed} checks ran:\n{stdout}");
+    assert!(stdout.contains("0 failure(s)"), "{stdout}");
+    stdout
+}
