@@ -9,8 +9,8 @@ use crate::host::{ArgValue, CallControl, CallError, ReturnValue, ToolHost};
 use crate::{marshal, values};
 use delphi_mcp_manifest::abi::status;
 use delphi_mcp_manifest::{DelphiBinding, ToolEntry};
-use std::sync::Arc;
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// Why a call of a tool failed. The texts are those an MCP client reads (with `isError`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -85,7 +85,15 @@ pub async fn call_tool(
     raw_arguments: Option<&str>,
     control: &CallControl,
 ) -> Result<Map<String, Value>, ToolError> {
-    let result = call_binding(host, index, &tool.name, &tool.delphi, raw_arguments, control).await?;
+    let result = call_binding(
+        host,
+        index,
+        &tool.name,
+        &tool.delphi,
+        raw_arguments,
+        control,
+    )
+    .await?;
     let mut structured = Map::new();
     let outputs = &tool.delphi.outputs;
     let result = match (result, outputs.is_empty()) {

@@ -111,7 +111,9 @@ mod tests {
         let image = json!({"Data": "AAEC", "MimeType": "image/png"});
         assert_eq!(
             blocks(ContentShape::Image, &image),
-            Ok(vec![json!({"type": "image", "data": "AAEC", "mimeType": "image/png"})])
+            Ok(vec![
+                json!({"type": "image", "data": "AAEC", "mimeType": "image/png"})
+            ])
         );
         let contents = json!([
             {"Kind": "mckText", "Text": "hi", "Data": "", "MimeType": "", "Uri": "", "Name": ""},

@@ -302,12 +302,21 @@ mod tests {
     fn templates_match_whole_segments() {
         let vars = match_template("test://template/{id}/data", "test://template/123/data");
         assert_eq!(vars, Some(Map::from_iter([("id".into(), json!("123"))])));
-        assert_eq!(match_template("test://template/{id}/data", "test://template//data"), None);
-        assert_eq!(match_template("test://template/{id}/data", "test://template/1/2/data"), None);
+        assert_eq!(
+            match_template("test://template/{id}/data", "test://template//data"),
+            None
+        );
+        assert_eq!(
+            match_template("test://template/{id}/data", "test://template/1/2/data"),
+            None
+        );
         assert_eq!(match_template("a://{x}", "a://b/c"), None);
         assert_eq!(
             match_template("a://{x}-{y}", "a://1-2"),
-            Some(Map::from_iter([("x".into(), json!("1")), ("y".into(), json!("2"))]))
+            Some(Map::from_iter([
+                ("x".into(), json!("1")),
+                ("y".into(), json!("2"))
+            ]))
         );
         assert_eq!(match_template("a://fixed", "a://fixed"), Some(Map::new()));
     }

@@ -25,9 +25,9 @@
 pub mod bind;
 pub mod block;
 pub mod call;
-pub mod context;
 pub mod compose;
 pub mod content;
+pub mod context;
 pub mod datetime;
 pub mod dispatch;
 pub mod error;

@@ -135,13 +135,15 @@ pub fn call_tool_result(outcome: ToolOutcome) -> CallToolResult {
     if let Some(blocks) = outcome.content {
         let blocks = blocks
             .into_iter()
-            .filter_map(|block| match serde_json::from_value::<ContentBlock>(block) {
-                Ok(block) => Some(block),
-                Err(error) => {
-                    tracing::error!(%error, "content block left out");
-                    None
-                }
-            })
+            .filter_map(
+                |block| match serde_json::from_value::<ContentBlock>(block) {
+                    Ok(block) => Some(block),
+                    Err(error) => {
+                        tracing::error!(%error, "content block left out");
+                        None
+                    }
+                },
+            )
             .collect();
         return CallToolResult::success(blocks);
     }
@@ -163,7 +165,8 @@ impl ServerHandler for McpServer {
             .enable_logging()
             .build();
         if let Some(manifest) = self.dispatch.manifest() {
-            let resources = !manifest.resources.is_empty() || !manifest.resource_templates.is_empty();
+            let resources =
+                !manifest.resources.is_empty() || !manifest.resource_templates.is_empty();
             if resources {
                 capabilities.resources = Some(Default::default());
             }
@@ -400,8 +403,9 @@ impl ServerHandler for McpServer {
 
 /// An rmcp result from the JSON built by [`crate::features`].
 fn from_json<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, McpError> {
-    serde_json::from_value(value)
-        .map_err(|error| McpError::internal_error(format!("result not representable: {error}"), None))
+    serde_json::from_value(value).map_err(|error| {
+        McpError::internal_error(format!("result not representable: {error}"), None)
+    })
 }
 
 /// The protocol error of a failed resource, prompt or completion request. A missing resource is

@@ -40,14 +40,15 @@ impl PeerLink {
     }
 
     fn notify(&self, method: &str, params: Value) -> bool {
-        let notification =
-            match serde_json::from_value::<ServerNotification>(json!({"method": method, "params": params})) {
-                Ok(n) => n,
-                Err(error) => {
-                    tracing::warn!(%method, %error, "notification not built");
-                    return false;
-                }
-            };
+        let notification = match serde_json::from_value::<ServerNotification>(
+            json!({"method": method, "params": params}),
+        ) {
+            Ok(n) => n,
+            Err(error) => {
+                tracing::warn!(%method, %error, "notification not built");
+                return false;
+            }
+        };
         let peer = self.peer.clone();
         self.runtime
             .block_on(async move { peer.send_notification(notification).await })

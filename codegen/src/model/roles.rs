@@ -152,11 +152,7 @@ pub fn template_variables(template: &str) -> Result<Vec<String>, String> {
             return Err(format!("`{{` without `}}` in `{template}`"));
         };
         let name = &after[..close];
-        if name.is_empty()
-            || !name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_')
-        {
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(format!(
                 "`{{{name}}}` in `{template}`: variables are names of letters, digits and `_` (RFC 6570 level 1)"
             ));
@@ -229,11 +225,8 @@ impl<'a> Builder<'a> {
     pub(super) fn check_role(&mut self, routine: &Routine, tool: &mut Tool) -> bool {
         let span = routine.name_span;
         let what = format!("{} `{}`", tool.role.noun(), tool.name);
-        let inputs: Vec<&mut ToolParam> = tool
-            .params
-            .iter_mut()
-            .filter(|p| p.in_schema())
-            .collect();
+        let inputs: Vec<&mut ToolParam> =
+            tool.params.iter_mut().filter(|p| p.in_schema()).collect();
         let result = tool.result.as_ref().map(|r| &r.value);
         let mut problems = Vec::new();
         // Prompt arguments and template variables are strings on the wire; an enumeration
@@ -297,8 +290,7 @@ impl<'a> Builder<'a> {
                     Some(ContentShape::Block | ContentShape::Blocks)
                 );
                 if !(content || result.is_some_and(is_string)) {
-                    problems
-                        .push("a prompt returns string or TMcpContent / TMcpContents".into());
+                    problems.push("a prompt returns string or TMcpContent / TMcpContents".into());
                 }
             }
             Role::Completion { .. } => {
@@ -323,7 +315,10 @@ impl<'a> Builder<'a> {
             if tool.json_schema.is_some() {
                 problems.push("[McpInputSchema] is for tools only".into());
             }
-            if matches!(tool.content, Some(ContentShape::Image | ContentShape::Audio)) {
+            if matches!(
+                tool.content,
+                Some(ContentShape::Image | ContentShape::Audio)
+            ) {
                 problems.push("TMcpImage and TMcpAudio are tool results".into());
             }
         }

@@ -132,7 +132,9 @@ unsafe extern "C" fn free(ptr: *mut u8) {
         let mut len = [0u8; HEADER];
         std::ptr::copy_nonoverlapping(start, len.as_mut_ptr(), HEADER);
         let len = usize::from_ne_bytes(len) + HEADER;
-        drop(Box::from_raw(std::ptr::slice_from_raw_parts_mut(start, len)));
+        drop(Box::from_raw(std::ptr::slice_from_raw_parts_mut(
+            start, len,
+        )));
     }
 }
 

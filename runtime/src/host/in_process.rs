@@ -23,7 +23,6 @@ use super::{
 };
 use crate::block::{Block, TakeError};
 use crate::context::{CallContext, ContextArg};
-use tokio_util::sync::CancellationToken;
 use crate::error::LoadError;
 use crate::status::utc_iso;
 use delphi_mcp_manifest::abi::{
@@ -34,6 +33,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
+use tokio_util::sync::CancellationToken;
 
 /// What happens with a call's answer: the async caller's channel, or the worker's frame writer.
 pub(crate) type Completion = Box<dyn FnOnce(Result<CallReturn, CallError>) + Send>;
