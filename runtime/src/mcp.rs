@@ -302,7 +302,7 @@ impl ServerHandler for McpServer {
             .manifest()
             .map(crate::features::list_resources)
             .unwrap_or_default();
-        from_json(json!({ "resources": resources }))
+        from_json(json!({ "resources": resources, "ttlMs": TOOLS_TTL_MS, "cacheScope": "private" }))
     }
 
     async fn list_resource_templates(
@@ -315,7 +315,9 @@ impl ServerHandler for McpServer {
             .manifest()
             .map(crate::features::list_resource_templates)
             .unwrap_or_default();
-        from_json(json!({ "resourceTemplates": templates }))
+        from_json(
+            json!({ "resourceTemplates": templates, "ttlMs": TOOLS_TTL_MS, "cacheScope": "private" }),
+        )
     }
 
     async fn read_resource(
@@ -341,7 +343,7 @@ impl ServerHandler for McpServer {
             .manifest()
             .map(crate::features::list_prompts)
             .unwrap_or_default();
-        from_json(json!({ "prompts": prompts }))
+        from_json(json!({ "prompts": prompts, "ttlMs": TOOLS_TTL_MS, "cacheScope": "private" }))
     }
 
     async fn get_prompt(
@@ -401,8 +403,12 @@ impl ServerHandler for McpServer {
     }
 }
 
-/// An rmcp result from the JSON built by [`crate::features`].
-fn from_json<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, McpError> {
+/// An rmcp result from the JSON built by [`crate::features`], marked complete (2026-07-28's
+/// `resultType`; rmcp strips it for older peers).
+fn from_json<T: serde::de::DeserializeOwned>(mut value: Value) -> Result<T, McpError> {
+    if let Value::Object(map) = &mut value {
+        map.entry("resultType").or_insert_with(|| json!("complete"));
+    }
     serde_json::from_value(value).map_err(|error| {
         McpError::internal_error(format!("result not representable: {error}"), None)
     })

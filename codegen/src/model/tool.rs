@@ -49,7 +49,9 @@ impl<'a> Builder<'a> {
                     format!("`{name}` is not a valid {} name", head.role.noun()),
                     Some(tool_attr.span),
                 )
-                .with_help("names have 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`"),
+                .with_help(
+                    "tool names have 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`",
+                ),
             );
         }
         let description = match head.description {
