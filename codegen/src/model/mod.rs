@@ -228,9 +228,10 @@ fn check_duplicates(tools: &mut [Tool], diagnostics: &mut Vec<Diagnostic>) {
                     Some(tool.span),
                 )
                 .with_label(previous.span, format!("first {noun} with this name"))
-                .with_help(
-                    "give one of them its own name (the attribute's first or second argument)",
-                ),
+                .with_help(match tool.role {
+                    Role::Tool => "give one of them its own name: [McpTool('other_name')]",
+                    _ => "give one of them its own name (the attribute's name argument)",
+                }),
             );
         } else {
             first.insert(key, tool);
