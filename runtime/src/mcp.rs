@@ -114,17 +114,27 @@ impl McpServer {
         context: &RequestContext<RoleServer>,
         round: Option<Arc<Round>>,
     ) -> CallControl {
+        let stateless = is_stateless(context);
+        let meta = serde_json::to_value(&context.meta).unwrap_or_default();
+        // 2026-07-28 has no logging/setLevel: a request asks for logs with its `_meta` level,
+        // and gets none without one.
+        let min_level = match stateless {
+            false => Arc::clone(&self.min_level),
+            true => Arc::new(AtomicUsize::new(
+                meta.get(LOG_LEVEL)
+                    .and_then(Value::as_str)
+                    .and_then(|level| crate::context::LOG_LEVELS.iter().position(|l| *l == level))
+                    .unwrap_or(usize::MAX),
+            )),
+        };
         let mut link = PeerLink::new(
             context.peer.clone(),
             context.meta.get_progress_token(),
-            Arc::clone(&self.min_level),
-            is_stateless(context),
+            min_level,
+            stateless,
         );
         if let Some(round) = round {
-            let capabilities = serde_json::to_value(&context.meta)
-                .ok()
-                .and_then(|meta| meta.get(CLIENT_CAPABILITIES).cloned());
-            link = link.with_round(round, capabilities);
+            link = link.with_round(round, meta.get(CLIENT_CAPABILITIES).cloned());
         }
         CallControl {
             cancelled: context.ct.clone(),
@@ -140,6 +150,9 @@ impl McpServer {
 
 /// The `_meta` key of the client's capabilities in the stateless era.
 const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+
+/// The `_meta` key of the log level a stateless request asks for.
+const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
 /// Whether the request is of the stateless era (2026-07-28 and later).
 fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
