@@ -51,6 +51,9 @@ pub enum FrontendError {
     /// A template failed to render.
     #[error(transparent)]
     Generate(#[from] GenerateError),
+    /// A help document or Markdown prompt of the project cannot be used.
+    #[error(transparent)]
+    Document(#[from] crate::documents::DocumentError),
     /// An output folder could not be created.
     #[error("cannot create the folder {}: {source}", path.display())]
     CreateFolder {
@@ -347,14 +350,27 @@ pub fn generate_units(
     name: Option<&str>,
     model: ModelOptions,
 ) -> Result<Run<Generated>, FrontendError> {
+    let documents = crate::Documents::read(paths)?;
+    generate_documented_units(paths, options, name, model, &documents)
+}
+
+/// [`generate_units`] with the Markdown documents given (not read from `paths`).
+pub fn generate_documented_units(
+    paths: &[PathBuf],
+    options: &ParseOptions,
+    name: Option<&str>,
+    model: ModelOptions,
+    documents: &crate::Documents,
+) -> Result<Run<Generated>, FrontendError> {
     run_units(paths, options, name, |loaded, name| {
         let inputs = loaded.inputs();
-        Ok(crate::generate_with(
+        Ok(crate::generate_documented(
             &loaded.db,
             &inputs,
             &loaded.target,
             name,
             model,
+            documents,
         )?)
     })
 }
@@ -367,14 +383,16 @@ pub fn manifest_units(
     name: Option<&str>,
     model: ModelOptions,
 ) -> Result<Run<Manifest>, FrontendError> {
+    let documents = crate::Documents::read(paths)?;
     run_units(paths, options, name, |loaded, name| {
         let inputs = loaded.inputs();
-        Ok(crate::manifest_with(
+        Ok(crate::manifest_documented(
             &loaded.db,
             &inputs,
             &loaded.target,
             name,
             model,
+            &documents,
         ))
     })
 }

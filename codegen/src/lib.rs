@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod builder;
+pub mod documents;
 pub mod frontend;
 pub mod model;
 pub mod pascal;
@@ -30,6 +31,7 @@ use types::Target;
 pub use builder::Builder;
 /// The naming policies of [`Builder::naming`] (`--naming`), so a build script needs no other crate.
 pub use delphi_mcp_manifest::naming::ArgumentNaming;
+pub use documents::Documents;
 pub use model::UnitInput;
 
 /// Name of the manifest file `gen` writes.
@@ -80,10 +82,26 @@ pub fn manifest_with(
     name: &str,
     options: model::ModelOptions,
 ) -> Outcome<Manifest> {
+    manifest_documented(db, inputs, target, name, options, &Documents::default())
+}
+
+/// [`manifest_with`] with the project's Markdown documents.
+pub fn manifest_documented(
+    db: &SourceDb,
+    inputs: &[UnitInput<'_>],
+    target: &Target,
+    name: &str,
+    options: model::ModelOptions,
+    documents: &Documents,
+) -> Outcome<Manifest> {
     let outcome = model::build_model_with(db, inputs, target, options);
     let failed = outcome.diagnostics.iter().any(Diagnostic::is_error);
     Outcome {
-        output: (!failed).then(|| schema::build_manifest(&outcome.model, name)),
+        output: (!failed).then(|| {
+            let mut manifest = schema::build_manifest(&outcome.model, name);
+            documents.apply(&mut manifest);
+            manifest
+        }),
         diagnostics: outcome.diagnostics,
     }
 }
@@ -106,6 +124,18 @@ pub fn generate_with(
     name: &str,
     options: model::ModelOptions,
 ) -> Result<Outcome<Generated>, GenerateError> {
+    generate_documented(db, inputs, target, name, options, &Documents::default())
+}
+
+/// [`generate_with`] with the project's Markdown documents (embedded in the manifest).
+pub fn generate_documented(
+    db: &SourceDb,
+    inputs: &[UnitInput<'_>],
+    target: &Target,
+    name: &str,
+    options: model::ModelOptions,
+    documents: &Documents,
+) -> Result<Outcome<Generated>, GenerateError> {
     let outcome = model::build_model_with(db, inputs, target, options);
     if outcome.diagnostics.iter().any(Diagnostic::is_error) {
         return Ok(Outcome {
@@ -113,7 +143,8 @@ pub fn generate_with(
             diagnostics: outcome.diagnostics,
         });
     }
-    let manifest = schema::build_manifest(&outcome.model, name);
+    let mut manifest = schema::build_manifest(&outcome.model, name);
+    documents.apply(&mut manifest);
     let json = schema::manifest_json(&manifest);
     let stubs = pascal::render_stubs(&outcome.model, &manifest)?;
     let mut files = BTreeMap::new();

@@ -301,7 +301,14 @@ pub fn build_project(build: &ProjectBuild) -> Result<BuiltLibrary, ProjectError>
     let units = frontend::expand_paths(&[dir.to_path_buf()])?;
     let library_name = library_name(project.as_deref(), build.name.as_deref(), &units);
     let manifest_name = build.name.as_deref().unwrap_or(&library_name);
-    let run = frontend::generate_units(&units, &build.options, Some(manifest_name), build.model)?;
+    let documents = crate::Documents::read(&[dir.to_path_buf()]).map_err(FrontendError::from)?;
+    let run = frontend::generate_documented_units(
+        &units,
+        &build.options,
+        Some(manifest_name),
+        build.model,
+        &documents,
+    )?;
     let rendered = run.rendered();
     let Some(generated) = &run.output else {
         return Err(ProjectError::Diagnostics {

@@ -89,6 +89,8 @@ pub fn build_manifest(model: &Model, name: &str) -> Manifest {
         resource_templates: Vec::new(),
         prompts: Vec::new(),
         completions: Vec::new(),
+        help_documents: Vec::new(),
+        markdown_prompts: Vec::new(),
     };
     for tool in &model.tools {
         let delphi = binding(tool);

@@ -20,6 +20,7 @@
 
 pub mod abi;
 mod canonical;
+pub mod documents;
 mod features;
 pub mod json_schema;
 mod manifest;

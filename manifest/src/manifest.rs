@@ -47,6 +47,12 @@ pub struct Manifest {
     /// ABI 3: completion providers, sorted by name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub completions: Vec<CompletionEntry>,
+    /// Help documents (`help/*.md` of the project), sorted by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub help_documents: Vec<crate::documents::HelpDocumentEntry>,
+    /// Prompts written as Markdown (`prompts/*.md` of the project), sorted by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub markdown_prompts: Vec<crate::documents::MarkdownPromptEntry>,
 }
 
 /// One tool: an MCP Tool object plus marshalling data.
@@ -499,6 +505,16 @@ impl Manifest {
                     .map(|r| format!("resource template `{}`", r.uri_template)),
             )
             .chain(self.prompts.iter().map(|p| format!("prompt `{}`", p.name)))
+            .chain(
+                self.markdown_prompts
+                    .iter()
+                    .map(|p| format!("prompt `{}`", p.name)),
+            )
+            .chain(
+                self.help_documents
+                    .iter()
+                    .map(|h| format!("help document `{}`", h.name)),
+            )
             .chain(
                 self.callables()
                     .map(|binding| format!("export `{}`", binding.export)),

@@ -202,6 +202,23 @@ fn the_documented_schema_covers_every_field() {
             argument: "Id".into(),
             delphi: binding("mcp_complete_c"),
         }],
+        help_documents: vec![documents::HelpDocumentEntry {
+            name: "h".into(),
+            title: Some("H".into()),
+            description: Some("d".into()),
+            text: "# H".into(),
+        }],
+        markdown_prompts: vec![documents::MarkdownPromptEntry {
+            name: "m".into(),
+            title: Some("M".into()),
+            description: Some("d".into()),
+            arguments: vec![PromptArgumentEntry {
+                name: "a".into(),
+                description: Some("d".into()),
+                required: false,
+            }],
+            template: "{{a}}".into(),
+        }],
     };
     let value = serde_json::to_value(&manifest).expect("serializes");
     let mut written = BTreeSet::new();

@@ -153,35 +153,8 @@ impl<D: Dispatch> Dispatch for WithRustTools<D> {
         self.inner.host_state()
     }
 
-    fn manifest(&self) -> Option<&delphi_mcp_manifest::Manifest> {
-        self.inner.manifest()
-    }
-
-    fn read_resource<'a>(
-        &'a self,
-        uri: &'a str,
-        control: CallControl,
-    ) -> crate::dispatch::FeatureFuture<'a> {
-        self.inner.read_resource(uri, control)
-    }
-
-    fn get_prompt<'a>(
-        &'a self,
-        name: &'a str,
-        arguments: Option<&'a Map<String, Value>>,
-        control: CallControl,
-    ) -> crate::dispatch::FeatureFuture<'a> {
-        self.inner.get_prompt(name, arguments, control)
-    }
-
-    fn complete<'a>(
-        &'a self,
-        target: &'a delphi_mcp_manifest::CompletionTarget,
-        argument: &'a str,
-        value: &'a str,
-        control: CallControl,
-    ) -> crate::dispatch::FeatureFuture<'a> {
-        self.inner.complete(target, argument, value, control)
+    fn features(&self) -> Option<&dyn crate::dispatch::Features> {
+        self.inner.features()
     }
 }
 

@@ -9,7 +9,8 @@ use crate::features::{self, FeatureError};
 pub use crate::host::CallControl;
 use crate::host::{HostState, ToolHost};
 use crate::marshal;
-use delphi_mcp_manifest::{CompletionTarget, Manifest, ToolEntry, VERSION_TOOL};
+use delphi_mcp_manifest::documents::HelpDocumentEntry;
+use delphi_mcp_manifest::{CompletionTarget, ToolEntry, VERSION_TOOL};
 use serde_json::{json, Map, Value};
 use std::future::Future;
 use std::pin::Pin;
@@ -108,34 +109,41 @@ pub trait Dispatch: Send + Sync + 'static {
     fn host_state(&self) -> Option<HostState> {
         None
     }
-    /// The library's manifest, when there is one: its resources, templates, prompts and
-    /// completion providers are served.
-    fn manifest(&self) -> Option<&Manifest> {
+    /// What the server offers besides tools (resources, prompts, completions, logging), when
+    /// anything.
+    fn features(&self) -> Option<&dyn Features> {
         None
     }
+}
+
+/// Resources, prompts and completions, and whether tools may log to the client: what a
+/// library serves besides tools ([`crate::features`]).
+pub trait Features: Send + Sync {
+    /// The `resources/list` entries.
+    fn resources(&self) -> Vec<Value>;
+    /// The `resources/templates/list` entries.
+    fn resource_templates(&self) -> Vec<Value>;
+    /// The `prompts/list` entries.
+    fn prompts(&self) -> Vec<Value>;
+    /// Whether a tool can log to the client (one has a call context).
+    fn logs(&self) -> bool;
     /// `resources/read` of `uri`.
-    fn read_resource<'a>(&'a self, uri: &'a str, _control: CallControl) -> FeatureFuture<'a> {
-        Box::pin(async move { Err(FeatureError::ResourceNotFound(uri.to_string())) })
-    }
+    fn read_resource<'a>(&'a self, uri: &'a str, control: CallControl) -> FeatureFuture<'a>;
     /// `prompts/get` of `name`.
     fn get_prompt<'a>(
         &'a self,
         name: &'a str,
-        _arguments: Option<&'a Map<String, Value>>,
-        _control: CallControl,
-    ) -> FeatureFuture<'a> {
-        Box::pin(async move { Err(FeatureError::UnknownPrompt(name.to_string())) })
-    }
+        arguments: Option<&'a Map<String, Value>>,
+        control: CallControl,
+    ) -> FeatureFuture<'a>;
     /// `completion/complete`: the `completion` object.
     fn complete<'a>(
         &'a self,
-        _target: &'a CompletionTarget,
-        _argument: &'a str,
-        _value: &'a str,
-        _control: CallControl,
-    ) -> FeatureFuture<'a> {
-        Box::pin(async move { Ok(json!({"values": [], "total": 0, "hasMore": false})) })
-    }
+        target: &'a CompletionTarget,
+        argument: &'a str,
+        value: &'a str,
+        control: CallControl,
+    ) -> FeatureFuture<'a>;
 }
 
 /// Serves a [`ToolHost`]'s tools plus the built-in `mcp_get_version`.
@@ -145,6 +153,11 @@ pub struct LibraryDispatch {
     identity: ServerIdentity,
     tools: Vec<Map<String, Value>>,
     hide_exceptions: bool,
+    /// The help documents: the manifest's and those given to `serve --help-docs`.
+    help: Vec<HelpDocumentEntry>,
+    /// Whether `help_list` and `help_read` are served (there are documents, and the library
+    /// has no tools of those names).
+    help_tools: bool,
 }
 
 impl LibraryDispatch {
@@ -158,12 +171,72 @@ impl LibraryDispatch {
         };
         let mut tools: Vec<Map<String, Value>> = manifest.tools.iter().map(mcp_tool).collect();
         tools.push(version_tool());
+        let help = manifest.help_documents.clone();
         LibraryDispatch {
             host,
             identity,
             tools,
             hide_exceptions: false,
+            help: Vec::new(),
+            help_tools: false,
         }
+        .with_help_documents(help)
+    }
+
+    /// Adds help documents (`serve --help-docs`; a document of the same name replaces the
+    /// manifest's). With any, `help_list` and `help_read` are served beside the library's
+    /// tools (unless it has tools of those names).
+    pub fn with_help_documents(mut self, documents: Vec<HelpDocumentEntry>) -> LibraryDispatch {
+        for document in documents {
+            self.help.retain(|h| h.name != document.name);
+            self.help.push(document);
+        }
+        self.help.sort_by(|a, b| a.name.cmp(&b.name));
+        let taken = |name: &str| self.host.tool(name).is_some();
+        let help_tools = !self.help.is_empty() && !taken(HELP_LIST) && !taken(HELP_READ);
+        if help_tools && !self.help_tools {
+            self.tools.extend(help_tool_entries());
+        }
+        self.help_tools = help_tools;
+        self
+    }
+
+    /// `help_list` and `help_read`.
+    fn call_help(&self, name: &str, raw_arguments: Option<&str>) -> Option<ToolOutcome> {
+        if !self.help_tools || (name != HELP_LIST && name != HELP_READ) {
+            return None;
+        }
+        let params = if name == HELP_READ {
+            vec![help_name_param()]
+        } else {
+            Vec::new()
+        };
+        let args = match marshal::parse_arguments(name, raw_arguments, &params) {
+            Ok(args) => args,
+            Err(errors) => return Some(ToolOutcome::error(errors.to_string())),
+        };
+        if name == HELP_LIST {
+            let list: Vec<Value> = self
+                .help
+                .iter()
+                .map(|h| json!({"name": h.name, "title": h.title, "description": h.description, "uri": h.uri()}))
+                .collect();
+            return Some(ToolOutcome::success(json!({ "result": list })));
+        }
+        let wanted = match args.first() {
+            Some(crate::host::ArgValue::String(name)) => name.as_str(),
+            _ => "",
+        };
+        Some(match self.help.iter().find(|h| h.name == wanted) {
+            Some(document) => ToolOutcome::success(json!({ "result": document.text })),
+            None => {
+                let names: Vec<&str> = self.help.iter().map(|h| h.name.as_str()).collect();
+                ToolOutcome::error(format!(
+                    "no help document named \"{wanted}\"; there are: {}",
+                    names.join(", ")
+                ))
+            }
+        })
     }
 
     /// Sends clients "internal error" instead of the class and message of exceptions other
@@ -210,6 +283,9 @@ impl Dispatch for LibraryDispatch {
         control: CallControl,
     ) -> CallFuture<'a> {
         Box::pin(async move {
+            if let Some(outcome) = self.call_help(name, raw_arguments) {
+                return Ok(outcome);
+            }
             if name == VERSION_TOOL {
                 return Ok(match marshal::parse_arguments(name, raw_arguments, &[]) {
                     Ok(_) => ToolOutcome::success(json!({ "result": self.version_info() })),
@@ -246,12 +322,39 @@ impl Dispatch for LibraryDispatch {
         Some(self.host.state())
     }
 
-    fn manifest(&self) -> Option<&Manifest> {
-        Some(self.host.manifest())
+    fn features(&self) -> Option<&dyn Features> {
+        Some(self)
+    }
+}
+
+impl Features for LibraryDispatch {
+    fn resources(&self) -> Vec<Value> {
+        features::list_resources(self.host.manifest(), &self.help)
+    }
+
+    fn resource_templates(&self) -> Vec<Value> {
+        features::list_resource_templates(self.host.manifest())
+    }
+
+    fn prompts(&self) -> Vec<Value> {
+        features::list_prompts(self.host.manifest())
+    }
+
+    fn logs(&self) -> bool {
+        self.host.manifest().callables().any(|b| {
+            b.params
+                .iter()
+                .any(|p| p.ty == delphi_mcp_manifest::ValueType::Context)
+        })
     }
 
     fn read_resource<'a>(&'a self, uri: &'a str, control: CallControl) -> FeatureFuture<'a> {
-        Box::pin(async move { features::read_resource(self.host.as_ref(), uri, &control).await })
+        Box::pin(async move {
+            match features::help_document(&self.help, uri) {
+                Some(document) => Ok(features::read_help(document)),
+                None => features::read_resource(self.host.as_ref(), uri, &control).await,
+            }
+        })
     }
 
     fn get_prompt<'a>(
@@ -299,6 +402,53 @@ pub fn mcp_tool(entry: &ToolEntry) -> Map<String, Value> {
         }
     }
     tool
+}
+
+/// The built-in tool listing the help documents.
+pub const HELP_LIST: &str = "help_list";
+/// The built-in tool reading a help document.
+pub const HELP_READ: &str = "help_read";
+
+fn help_name_param() -> delphi_mcp_manifest::ParamEntry {
+    delphi_mcp_manifest::ParamEntry {
+        name: "name".into(),
+        delphi_type: "string".into(),
+        ty: delphi_mcp_manifest::ValueType::String {
+            repr: delphi_mcp_manifest::StringRepr::Utf8,
+            max_length: None,
+        },
+        optional: false,
+        default: None,
+    }
+}
+
+fn help_tool_entries() -> Vec<Map<String, Value>> {
+    let tools = json!([
+        {
+            "name": HELP_LIST,
+            "title": "Help documents",
+            "description": "Lists the help documents of this server (name, title, description); read one with help_read.",
+            "inputSchema": {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "properties": {}, "additionalProperties": false},
+            "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
+        },
+        {
+            "name": HELP_READ,
+            "title": "Read a help document",
+            "description": "Returns the Markdown text of the help document `name` (see help_list).",
+            "inputSchema": {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "properties": {"name": {"type": "string", "description": "The document's name, from help_list"}}, "required": ["name"], "additionalProperties": false},
+            "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
+        }
+    ]);
+    match tools {
+        Value::Array(items) => items
+            .into_iter()
+            .filter_map(|t| match t {
+                Value::Object(map) => Some(map),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 fn version_tool() -> Map<String, Value> {

@@ -4,6 +4,7 @@
 
 use crate::call::{call_binding, ToolError};
 use crate::host::{CallControl, ToolHost};
+use delphi_mcp_manifest::documents::HelpDocumentEntry;
 use delphi_mcp_manifest::{CompletionTarget, DelphiBinding, Manifest, ValueType};
 use serde_json::{json, Map, Value};
 
@@ -42,21 +43,56 @@ fn put(map: &mut Map<String, Value>, key: &str, value: &Option<String>) {
     }
 }
 
-/// The `resources/list` entries.
-pub fn list_resources(manifest: &Manifest) -> Vec<Value> {
+/// The MIME type of help documents.
+pub const MARKDOWN: &str = "text/markdown";
+
+/// The `resources/list` entries: the library's resources, then the help documents.
+pub fn list_resources(manifest: &Manifest, help: &[HelpDocumentEntry]) -> Vec<Value> {
+    let entry = |uri: String,
+                 name: &str,
+                 title: &Option<String>,
+                 description: &Option<String>,
+                 mime: &Option<String>| {
+        let mut entry = Map::new();
+        entry.insert("uri".into(), Value::String(uri));
+        entry.insert("name".into(), Value::String(name.to_string()));
+        put(&mut entry, "title", title);
+        put(&mut entry, "description", description);
+        put(&mut entry, "mimeType", mime);
+        Value::Object(entry)
+    };
+    let markdown = Some(MARKDOWN.to_string());
     manifest
         .resources
         .iter()
         .map(|r| {
-            let mut entry = Map::new();
-            entry.insert("uri".into(), Value::String(r.uri.clone()));
-            entry.insert("name".into(), Value::String(r.name.clone()));
-            put(&mut entry, "title", &r.title);
-            put(&mut entry, "description", &r.description);
-            put(&mut entry, "mimeType", &r.mime_type);
-            Value::Object(entry)
+            entry(
+                r.uri.clone(),
+                &r.name,
+                &r.title,
+                &r.description,
+                &r.mime_type,
+            )
         })
+        .chain(
+            help.iter()
+                .map(|h| entry(h.uri(), &h.name, &h.title, &h.description, &markdown)),
+        )
         .collect()
+}
+
+/// The help document of a `help://NAME` URI.
+pub fn help_document<'a>(
+    help: &'a [HelpDocumentEntry],
+    uri: &str,
+) -> Option<&'a HelpDocumentEntry> {
+    let name = uri.strip_prefix("help://")?;
+    help.iter().find(|h| h.name == name)
+}
+
+/// The `resources/read` result of a help document.
+pub fn read_help(document: &HelpDocumentEntry) -> Value {
+    json!({"contents": [{"uri": document.uri(), "mimeType": MARKDOWN, "text": document.text}]})
 }
 
 /// The `resources/templates/list` entries.
@@ -76,18 +112,24 @@ pub fn list_resource_templates(manifest: &Manifest) -> Vec<Value> {
         .collect()
 }
 
-/// The `prompts/list` entries.
+/// The `prompts/list` entries: the library's prompts, then the Markdown prompts.
 pub fn list_prompts(manifest: &Manifest) -> Vec<Value> {
-    manifest
+    let pascal = manifest
         .prompts
         .iter()
-        .map(|p| {
+        .map(|p| (&p.name, &p.title, &p.description, &p.arguments));
+    let markdown = manifest
+        .markdown_prompts
+        .iter()
+        .map(|p| (&p.name, &p.title, &p.description, &p.arguments));
+    pascal
+        .chain(markdown)
+        .map(|(name, title, description, arguments)| {
             let mut entry = Map::new();
-            entry.insert("name".into(), Value::String(p.name.clone()));
-            put(&mut entry, "title", &p.title);
-            put(&mut entry, "description", &p.description);
-            let arguments: Vec<Value> = p
-                .arguments
+            entry.insert("name".into(), Value::String(name.clone()));
+            put(&mut entry, "title", title);
+            put(&mut entry, "description", description);
+            let arguments: Vec<Value> = arguments
                 .iter()
                 .map(|a| {
                     let mut argument = Map::new();
@@ -188,6 +230,9 @@ pub async fn get_prompt(
     control: &CallControl,
 ) -> Result<Value, FeatureError> {
     let manifest = host.manifest();
+    if let Some(prompt) = manifest.markdown_prompts.iter().find(|p| p.name == name) {
+        return markdown_prompt(prompt, arguments);
+    }
     let base = manifest.tools.len() + manifest.resources.len() + manifest.resource_templates.len();
     let (index, prompt) = manifest
         .prompts
@@ -216,6 +261,42 @@ pub async fn get_prompt(
     let mut result = Map::new();
     put(&mut result, "description", &prompt.description);
     result.insert("messages".into(), Value::Array(messages));
+    Ok(Value::Object(result))
+}
+
+/// `prompts/get` of a Markdown prompt: its text with the arguments filled in, one user message.
+fn markdown_prompt(
+    prompt: &delphi_mcp_manifest::documents::MarkdownPromptEntry,
+    arguments: Option<&Map<String, Value>>,
+) -> Result<Value, FeatureError> {
+    let given = |name: &str| arguments.and_then(|a| a.get(name)).and_then(Value::as_str);
+    let mut problems = Vec::new();
+    for (key, value) in arguments.into_iter().flatten() {
+        if !prompt.arguments.iter().any(|a| &a.name == key) {
+            problems.push(format!("unknown argument \"{key}\""));
+        } else if !value.is_string() {
+            problems.push(format!("argument \"{key}\" must be a string"));
+        }
+    }
+    for argument in prompt.arguments.iter().filter(|a| a.required) {
+        if given(&argument.name).is_none() {
+            problems.push(format!("missing argument \"{}\"", argument.name));
+        }
+    }
+    if !problems.is_empty() {
+        return Err(FeatureError::InvalidParams(format!(
+            "Invalid arguments for prompt \"{}\": {}",
+            prompt.name,
+            problems.join("; ")
+        )));
+    }
+    let text = prompt.render(&|name| given(name).map(str::to_string));
+    let mut result = Map::new();
+    put(&mut result, "description", &prompt.description);
+    result.insert(
+        "messages".into(),
+        json!([{"role": "user", "content": {"type": "text", "text": text}}]),
+    );
     Ok(Value::Object(result))
 }
 

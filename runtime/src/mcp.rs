@@ -10,7 +10,7 @@ use crate::dispatch::{CallControl, Dispatch, DispatchError, ToolOutcome};
 use crate::features::FeatureError;
 use crate::input_required::Round;
 use crate::peer_link::PeerLink;
-use delphi_mcp_manifest::{CompletionTarget, ValueType};
+use delphi_mcp_manifest::CompletionTarget;
 // Logging (`logging/setLevel`, log notifications) is deprecated by SEP-2577 for 2026-07-28 but
 // part of the handshake eras this server serves.
 #[allow(deprecated)]
@@ -194,23 +194,21 @@ impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         let identity = self.dispatch.identity();
         let mut capabilities = ServerCapabilities::builder().enable_tools().build();
-        if let Some(manifest) = self.dispatch.manifest() {
+        if let Some(features) = self.dispatch.features() {
             // Only a tool with a call context can log to the client.
-            if manifest
-                .callables()
-                .any(|b| b.params.iter().any(|p| p.ty == ValueType::Context))
-            {
+            if features.logs() {
                 capabilities.logging = Some(Default::default());
             }
             let resources =
-                !manifest.resources.is_empty() || !manifest.resource_templates.is_empty();
+                !features.resources().is_empty() || !features.resource_templates().is_empty();
+            let prompts = !features.prompts().is_empty();
             if resources {
                 capabilities.resources = Some(Default::default());
             }
-            if !manifest.prompts.is_empty() {
+            if prompts {
                 capabilities.prompts = Some(Default::default());
             }
-            if resources || !manifest.prompts.is_empty() {
+            if resources || prompts {
                 capabilities.completions = Some(Default::default());
             }
         }
@@ -328,8 +326,8 @@ impl ServerHandler for McpServer {
     ) -> Result<ListResourcesResult, McpError> {
         let resources = self
             .dispatch
-            .manifest()
-            .map(crate::features::list_resources)
+            .features()
+            .map(|f| f.resources())
             .unwrap_or_default();
         from_json(json!({ "resources": resources, "ttlMs": TOOLS_TTL_MS, "cacheScope": "private" }))
     }
@@ -341,8 +339,8 @@ impl ServerHandler for McpServer {
     ) -> Result<ListResourceTemplatesResult, McpError> {
         let templates = self
             .dispatch
-            .manifest()
-            .map(crate::features::list_resource_templates)
+            .features()
+            .map(|f| f.resource_templates())
             .unwrap_or_default();
         from_json(
             json!({ "resourceTemplates": templates, "ttlMs": TOOLS_TTL_MS, "cacheScope": "private" }),
@@ -363,7 +361,10 @@ impl ServerHandler for McpServer {
         };
         let control = self.control_with(&context, round.clone());
         let uri = request.uri.to_string();
-        let result = self.dispatch.read_resource(&uri, control).await;
+        let result = match self.dispatch.features() {
+            Some(features) => features.read_resource(&uri, control).await,
+            None => Err(FeatureError::ResourceNotFound(uri.clone())),
+        };
         if let Some(asked) = input_required(round.as_ref())? {
             return Ok(ReadResourceResponse::InputRequired(asked));
         }
@@ -380,8 +381,8 @@ impl ServerHandler for McpServer {
     ) -> Result<ListPromptsResult, McpError> {
         let prompts = self
             .dispatch
-            .manifest()
-            .map(crate::features::list_prompts)
+            .features()
+            .map(|f| f.prompts())
             .unwrap_or_default();
         from_json(json!({ "prompts": prompts, "ttlMs": TOOLS_TTL_MS, "cacheScope": "private" }))
     }
@@ -400,10 +401,14 @@ impl ServerHandler for McpServer {
         };
         let control = self.control_with(&context, round.clone());
         let arguments = request.arguments.clone();
-        let result = self
-            .dispatch
-            .get_prompt(&request.name, arguments.as_ref(), control)
-            .await;
+        let result = match self.dispatch.features() {
+            Some(features) => {
+                features
+                    .get_prompt(&request.name, arguments.as_ref(), control)
+                    .await
+            }
+            None => Err(FeatureError::UnknownPrompt(request.name.to_string())),
+        };
         if let Some(asked) = input_required(round.as_ref())? {
             return Ok(GetPromptResponse::InputRequired(asked));
         }
@@ -437,16 +442,20 @@ impl ServerHandler for McpServer {
             }
         };
         let control = self.control(&context);
-        match self
-            .dispatch
-            .complete(
-                &target,
-                &request.argument.name,
-                &request.argument.value,
-                control,
-            )
-            .await
-        {
+        let completion = match self.dispatch.features() {
+            Some(features) => {
+                features
+                    .complete(
+                        &target,
+                        &request.argument.name,
+                        &request.argument.value,
+                        control,
+                    )
+                    .await
+            }
+            None => Ok(json!({"values": [], "total": 0, "hasMore": false})),
+        };
+        match completion {
             Ok(completion) => from_json(json!({ "completion": completion })),
             Err(error) => Err(feature_error(error, is_stateless(&context))),
         }

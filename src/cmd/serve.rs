@@ -6,7 +6,7 @@ use delphi_mcp_codegen::project::{ProjectBuild, DEFAULT_FPC};
 use delphi_mcp_runtime::host::{self, CancelPolicy, IsolationOptions, ToolHost};
 use delphi_mcp_runtime::mcp::McpServer;
 use delphi_mcp_runtime::{HostOptions, LibraryDispatch};
-use miette::IntoDiagnostic;
+use miette::{Context as _, IntoDiagnostic};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -66,6 +66,10 @@ pub struct Args {
     /// than EMcpToolError, whose message is meant for them); the details go to the log.
     #[arg(long)]
     pub hide_exceptions: bool,
+    /// Markdown help documents to serve (resources help://NAME and the help_list/help_read
+    /// tools) besides those of the manifest: files, or folders of `.md` files; repeatable.
+    #[arg(long, value_name = "PATH")]
+    pub help_docs: Vec<PathBuf>,
     /// The Free Pascal compiler used to build a project folder.
     #[arg(long, value_name = "FPC", default_value = DEFAULT_FPC)]
     pub fpc: String,
@@ -160,7 +164,8 @@ pub fn run(args: Args) -> miette::Result<ExitCode> {
     };
     let host = host::open_host(&library, &options, isolation.as_ref()).into_diagnostic()?;
     let dispatch = LibraryDispatch::new(Arc::clone(&host), args.name.clone())
-        .hide_exceptions(args.hide_exceptions);
+        .hide_exceptions(args.hide_exceptions)
+        .with_help_documents(read_help_documents(&args.help_docs)?);
     if let Some(addr) = &args.http {
         return serve_http(&args, addr, host.as_ref(), dispatch);
     }
@@ -217,4 +222,41 @@ fn serve_http(
     );
     http::serve_http(Arc::new(dispatch), Some(library), options).into_diagnostic()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The help documents of `--help-docs`: each file, and the `.md` files of each folder.
+fn read_help_documents(
+    paths: &[PathBuf],
+) -> miette::Result<Vec<delphi_mcp_manifest::documents::HelpDocumentEntry>> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let entries = std::fs::read_dir(path)
+                .into_diagnostic()
+                .wrap_err_with(|| format!("cannot read the folder {}", path.display()))?;
+            let mut found: Vec<PathBuf> = entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("md")))
+                .collect();
+            found.sort();
+            files.extend(found);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    files
+        .iter()
+        .map(|file| {
+            let text = std::fs::read_to_string(file)
+                .into_diagnostic()
+                .wrap_err_with(|| format!("cannot read the help document {}", file.display()))?;
+            let stem = file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            delphi_mcp_manifest::documents::parse_help(&stem, &text)
+                .map_err(|e| miette::miette!("{}:{}: {}", file.display(), e.line, e.message))
+        })
+        .collect()
 }

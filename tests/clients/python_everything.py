@@ -102,7 +102,7 @@ async def run(server, library, serve_args, check):
             check("Ctx is an unknown argument", ctx_arg.is_error and "unknown argument" in text_of(ctx_arg), text_of(ctx_arg))
 
             resources = [r.uri for r in (await client.list_resources()).resources]
-            check("resources listed", sorted(str(u) for u in resources) == ["test://static-binary", "test://static-text", "test://watched-resource"], str(resources))
+            check("resources listed", sorted(str(u) for u in resources) == ["help://getting-started", "help://operations", "test://static-binary", "test://static-text", "test://watched-resource"], str(resources))
             templates = [t.uri_template for t in (await client.list_resource_templates()).resource_templates]
             check("templates listed", templates == ["test://template/{id}/data"], str(templates))
             text = (await client.read_resource("test://static-text")).contents[0]
@@ -118,7 +118,7 @@ async def run(server, library, serve_args, check):
                 check("missing resource refused", e.code == -32002 and "test://missing" in e.message, f"{e.code} {e.message}")
 
             prompts = {p.name: p for p in (await client.list_prompts()).prompts}
-            check("prompts listed", set(prompts) == {"test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image", "ticket_summary", "test_input_required_result_prompt"}, str(list(prompts)))
+            check("prompts listed", set(prompts) == {"test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image", "ticket_summary", "test_input_required_result_prompt", "summarize"}, str(list(prompts)))
             check("prompt arguments", [(a.name, a.required) for a in prompts["test_prompt_with_arguments"].arguments] == [("arg1", True), ("arg2", True)], str(prompts["test_prompt_with_arguments"]))
             got = await client.get_prompt("test_prompt_with_arguments", {"arg1": "one", "arg2": "two"})
             check("prompt text", got.messages[0].role == "user" and got.messages[0].content.text == "Prompt with arguments: arg1='one', arg2='two'", str(got))
@@ -135,6 +135,31 @@ async def run(server, library, serve_args, check):
                   and got.messages[0].content.text.startswith("Answer with this context in mind:"), str(got))
             got = await client.get_prompt("ticket_summary", {"status": "pending"})
             check("enumeration argument", "pending" in got.messages[0].content.text, str(got))
+
+            # Markdown documents: help/*.md (resources and help_list/help_read, plus the
+            # --help-docs file the test passes) and prompts/*.md.
+            listed = sorted(str(r.uri) for r in (await client.list_resources()).resources)
+            check("help documents are resources", "help://getting-started" in listed and "help://operations" in listed, str(listed))
+            help_text = (await client.read_resource("help://getting-started")).contents[0]
+            check("help resource", help_text.mime_type == "text/markdown" and help_text.text.startswith("# Getting started"), str(help_text))
+            help_list = await client.call_tool("help_list", {})
+            names = [d["name"] for d in help_list.structured_content["result"]]
+            check("help_list", names == ["getting-started", "operations"], str(help_list))
+            check("help_list titles", help_list.structured_content["result"][0]["title"] == "Getting started", str(help_list))
+            help_read = await client.call_tool("help_read", {"name": "operations"})
+            check("help_read", help_read.structured_content == {"result": "# Operations\n\nRestart the server with `delphi-mcp serve` after each build.\n"}, str(help_read))
+            missing = await client.call_tool("help_read", {"name": "nope"})
+            check("help_read of a missing document", missing.is_error and "getting-started, operations" in text_of(missing), text_of(missing))
+            summarize = prompts_now = {p.name: p for p in (await client.list_prompts()).prompts}
+            check("markdown prompt listed", "summarize" in summarize
+                  and [(a.name, a.required) for a in summarize["summarize"].arguments] == [("text", True), ("sentences", False)], str(prompts_now.get("summarize")))
+            got = await client.get_prompt("summarize", {"text": "A long story.", "sentences": "2"})
+            check("markdown prompt rendered", got.messages[0].content.text == "Summarize the following text in 2 sentences (3 if empty):\n\nA long story.\n", repr(got.messages[0].content.text))
+            try:
+                await client.get_prompt("summarize", {"sentences": "2", "tone": "dry"})
+                check("markdown prompt arguments checked", False)
+            except MCPError as e:
+                check("markdown prompt arguments checked", e.code == -32602 and "tone" in e.message and "text" in e.message, e.message)
 
             done = await client.complete(types.PromptReference(type="ref/prompt", name="test_prompt_with_arguments"), {"name": "arg1", "value": "par"})
             check("provider completion", done.completion.values == ["paris", "park", "parse"], str(done))

@@ -261,7 +261,9 @@ fn everything_example_call_context_resources_prompts() {
         Command::new(python())
             .arg(repo().join("tests/clients/python_everything.py"))
             .arg(server_exe())
-            .arg(&library),
+            .arg(&library)
+            .arg("--help-docs")
+            .arg(repo().join("tests/clients/help/operations.md")),
         "everything",
         30,
     );
