@@ -10,6 +10,7 @@ mod support;
 mod stdio {
     mod bad_input;
     mod calls;
+    mod context;
     mod faults;
     mod inspector;
     mod python;

@@ -268,3 +268,21 @@ fn everything_example_call_context_resources_prompts() {
         30,
     );
 }
+
+/// The same with the library in a worker process (`--isolate`): the call context's progress,
+/// logs and requests to the client travel over the worker's pipe.
+#[test]
+fn everything_example_isolated() {
+    let library = support::fpc::build_example("everything");
+    python_client_stdout(
+        Command::new(python())
+            .arg(repo().join("tests/clients/python_everything.py"))
+            .arg(server_exe())
+            .arg(&library)
+            .arg("--help-docs")
+            .arg(repo().join("tests/clients/help/operations.md"))
+            .arg("--isolate"),
+        "everything --isolate",
+        30,
+    );
+}

@@ -55,6 +55,15 @@ impl ClientRequest {
         })
     }
 
+    /// The ABI request kind ([`request_kind`]).
+    pub fn kind(self) -> i32 {
+        match self {
+            ClientRequest::Elicit => request_kind::ELICIT,
+            ClientRequest::Sample => request_kind::SAMPLE,
+            ClientRequest::Roots => request_kind::ROOTS,
+        }
+    }
+
     /// The JSON-RPC method.
     pub fn method(self) -> &'static str {
         match self {

@@ -10,6 +10,9 @@
 //! | 2 call | server → worker | `u64` call id, `u32` tool index, `u32` count, count values |
 //! | 3 returned | worker → server | `u64` call id, `i32` ABI status, one value |
 //! | 4 too large | worker → server | `u64` call id, `u64` length of the string that was not sent |
+//! | 5 context | worker → server | `u64` call id, `u8` what (1 progress, 2 log, 3 request), `i32` log level or request kind, `u64` bits of two doubles (progress done, total), bytes: the message or the request's params (ABI 3 call context) |
+//! | 6 answer | server → worker | `u64` call id, `i32` context status, bytes: the answer or message of a request |
+//! | 7 cancel | server → worker | `u64` call id: the client cancelled it |
 //!
 //! A value is an `i32` kind exactly as the ABI numbers them (`AbiKind`: 0 absent, 1 bool,
 //! 2 int, 3 uint, 4 double, 5 string) followed by its data: nothing, `u8` 0/1, `i64`, `u64`,
@@ -38,6 +41,26 @@ const HELLO: u8 = 1;
 const CALL: u8 = 2;
 const RETURNED: u8 = 3;
 const TOO_LARGE: u8 = 4;
+const CONTEXT: u8 = 5;
+const ANSWER: u8 = 6;
+const CANCEL: u8 = 7;
+
+/// What a worker's call context asks of the server ([`FromWorker::Context`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ContextUse {
+    /// `notifications/progress`.
+    Progress {
+        /// Done so far.
+        done: f64,
+        /// The total; not positive when unknown.
+        total: f64,
+    },
+    /// `notifications/message` at a level (0 debug to 7 emergency).
+    Log(i32),
+    /// A request to the client of this kind (`abi::request_kind`); the server answers with
+    /// [`ToWorker::Answer`].
+    Request(i32),
+}
 
 /// A frame the server sends to a worker.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,6 +73,20 @@ pub enum ToWorker {
         tool: u32,
         /// The marshalled arguments.
         args: Vec<ArgValue>,
+    },
+    /// The answer to a request of call `id`'s context.
+    Answer {
+        /// The call's id.
+        id: u64,
+        /// A context status (`abi::context_status`).
+        status: i32,
+        /// The answer, or the message.
+        text: Vec<u8>,
+    },
+    /// The client cancelled call `id` (its context's `Cancelled` turns true).
+    Cancel {
+        /// The call's id.
+        id: u64,
     },
 }
 
@@ -77,6 +114,15 @@ pub enum FromWorker {
         id: u64,
         /// The string's length.
         bytes: u64,
+    },
+    /// Call `id`'s context reports progress, logs or asks the client.
+    Context {
+        /// The call's id.
+        id: u64,
+        /// What it does.
+        what: ContextUse,
+        /// The message (progress, log) or the request's params (JSON).
+        text: Vec<u8>,
     },
 }
 
@@ -337,6 +383,18 @@ pub fn encode_to_worker(message: &ToWorker) -> Result<Vec<u8>, FrameError> {
             }
             frame.finish()
         }
+        ToWorker::Answer { id, status, text } => {
+            let mut frame = Frame::new(ANSWER, 16 + text.len());
+            frame.u64(*id);
+            frame.i32(*status);
+            frame.bytes(text)?;
+            frame.finish()
+        }
+        ToWorker::Cancel { id } => {
+            let mut frame = Frame::new(CANCEL, 8);
+            frame.u64(*id);
+            frame.finish()
+        }
     }
 }
 
@@ -366,6 +424,21 @@ pub fn encode_from_worker(message: &FromWorker) -> Result<Vec<u8>, FrameError> {
             let mut frame = Frame::new(TOO_LARGE, 16);
             frame.u64(*id);
             frame.u64(*bytes);
+            frame.finish()
+        }
+        FromWorker::Context { id, what, text } => {
+            let (code, number, done, total) = match *what {
+                ContextUse::Progress { done, total } => (1, 0, done, total),
+                ContextUse::Log(level) => (2, level, 0.0, 0.0),
+                ContextUse::Request(kind) => (3, kind, 0.0, 0.0),
+            };
+            let mut frame = Frame::new(CONTEXT, 40 + text.len());
+            frame.u64(*id);
+            frame.u8(code);
+            frame.i32(number);
+            frame.u64(done.to_bits());
+            frame.u64(total.to_bits());
+            frame.bytes(text)?;
             frame.finish()
         }
     }
@@ -495,8 +568,23 @@ fn frame_type(payload: &[u8]) -> Result<(u8, Fields<'_>), FrameError> {
 /// Decodes a payload the server sent (as [`read_frame`] returns it).
 pub fn decode_to_worker(payload: &[u8]) -> Result<ToWorker, FrameError> {
     let (frame_type, mut fields) = frame_type(payload)?;
-    if frame_type != CALL {
-        return Err(FrameError::UnexpectedType(frame_type));
+    match frame_type {
+        CALL => {}
+        ANSWER => {
+            let message = ToWorker::Answer {
+                id: fields.u64()?,
+                status: fields.i32()?,
+                text: fields.bytes()?.to_vec(),
+            };
+            fields.end()?;
+            return Ok(message);
+        }
+        CANCEL => {
+            let message = ToWorker::Cancel { id: fields.u64()? };
+            fields.end()?;
+            return Ok(message);
+        }
+        other => return Err(FrameError::UnexpectedType(other)),
     }
     let id = fields.u64()?;
     let tool = fields.u32()?;
@@ -582,6 +670,24 @@ pub fn decode_from_worker(payload: &[u8]) -> Result<FromWorker, FrameError> {
             id: fields.u64()?,
             bytes: fields.u64()?,
         },
+        CONTEXT => {
+            let id = fields.u64()?;
+            let code = fields.u8()?;
+            let number = fields.i32()?;
+            let done = f64::from_bits(fields.u64()?);
+            let total = f64::from_bits(fields.u64()?);
+            let what = match code {
+                1 => ContextUse::Progress { done, total },
+                2 => ContextUse::Log(number),
+                3 => ContextUse::Request(number),
+                other => return Err(FrameError::InvalidFlag(other)),
+            };
+            FromWorker::Context {
+                id,
+                what,
+                text: fields.bytes()?.to_vec(),
+            }
+        }
         other => return Err(FrameError::UnexpectedType(other)),
     };
     fields.end()?;

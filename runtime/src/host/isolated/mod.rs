@@ -14,6 +14,7 @@
 pub mod framing;
 mod pool;
 mod process;
+mod relay;
 pub mod worker;
 
 pub use pool::{
@@ -296,6 +297,7 @@ impl IsolatedHost {
                 frame,
                 deadline,
                 reply,
+                client: relay::CallClient(control.client.clone()),
             });
             // The deadline is the manager's to watch: wake it when it sleeps past it.
             if deadline.is_some_and(|at| pool.manager_until.is_none_or(|until| at < until)) {
@@ -315,6 +317,12 @@ impl IsolatedHost {
             biased;
             outcome = answer => outcome.unwrap_or(Err(CallError::Stopped)),
             () = control.cancelled.cancelled() => {
+                // A context's `Cancelled` turns true in the worker (abandon policy).
+                if let Some((_, stdin)) = self.shared.lock().running(id) {
+                    if let Ok(frame) = framing::encode_to_worker(&framing::ToWorker::Cancel { id }) {
+                        pool::write_frame((stdin, frame));
+                    }
+                }
                 self.shared.lock().cancel(id, self.shared.config.on_cancel);
                 self.shared.changed.notify_all();
                 Err(CallError::Cancelled)

@@ -152,6 +152,8 @@ pub(super) struct InFlight {
     pub deadline: Option<Instant>,
     /// `None` once answered otherwise (cancelled with the abandon policy).
     pub reply: Option<Reply>,
+    /// The client of the call, for its context's frames.
+    pub client: super::relay::CallClient,
 }
 
 /// What a worker slot holds.
@@ -235,6 +237,7 @@ pub(super) struct Pending {
     pub frame: Vec<u8>,
     pub deadline: Option<Instant>,
     pub reply: Reply,
+    pub client: super::relay::CallClient,
 }
 
 /// Calls are refused until `until`.
@@ -328,6 +331,7 @@ impl Pool {
             started_at: SystemTime::now(),
             deadline: call.deadline,
             reply: Some(call.reply),
+            client: call.client,
         }));
         worker
             .stdin
@@ -361,6 +365,17 @@ impl Pool {
             }
         }
         None
+    }
+
+    /// The worker running call `id`: its client and its stdin (for context frames).
+    pub fn running(&self, id: u64) -> Option<(super::relay::CallClient, Arc<Mutex<ChildStdin>>)> {
+        self.workers.iter().find_map(|worker| match &worker.state {
+            WorkerState::Busy(call) if call.id == id => worker
+                .stdin
+                .as_ref()
+                .map(|stdin| (call.client.clone(), Arc::clone(stdin))),
+            _ => None,
+        })
     }
 
     /// The client cancelled call `id`.

@@ -156,6 +156,13 @@ fn on_message(shared: &Shared, slot: usize, generation: u64, message: FromWorker
                 answer = true;
                 pool.returned(slot, id, Err(bytes), shared.config.max_result_bytes)
             }
+            FromWorker::Context { id, what, text } => {
+                answer = true;
+                let running = pool.running(id);
+                drop(pool);
+                relay_context(id, running, what, text);
+                None
+            }
         };
         if !answer {
             // A starting host and the manager wait for hellos.
@@ -166,6 +173,43 @@ fn on_message(shared: &Shared, slot: usize, generation: u64, message: FromWorker
     // The next call's frame, written once the pool's lock is released.
     if let Some(write) = write {
         pool::write_frame(write);
+    }
+}
+
+/// Does what a worker's call context asks (ABI 3) through the call's client; a request is
+/// answered on a thread of its own (it waits for the client) with an answer frame.
+fn relay_context(
+    id: u64,
+    running: Option<(
+        super::relay::CallClient,
+        Arc<Mutex<std::process::ChildStdin>>,
+    )>,
+    what: framing::ContextUse,
+    text: Vec<u8>,
+) {
+    let Some((client, stdin)) = running else {
+        return;
+    };
+    if !matches!(what, framing::ContextUse::Request(_)) {
+        super::relay::serve_context(client.0.as_ref(), what, &text);
+        return;
+    }
+    let answered = std::thread::Builder::new()
+        .name("delphi-worker-request".into())
+        .spawn(move || {
+            if let Some(outcome) = super::relay::serve_context(client.0.as_ref(), what, &text) {
+                let answer = framing::ToWorker::Answer {
+                    id,
+                    status: outcome.status,
+                    text: outcome.text.into_bytes(),
+                };
+                if let Ok(frame) = framing::encode_to_worker(&answer) {
+                    super::pool::write_frame((stdin, frame));
+                }
+            }
+        });
+    if let Err(error) = answered {
+        tracing::error!(%error, "cannot start the thread answering a library process");
     }
 }
 

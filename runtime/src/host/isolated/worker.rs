@@ -8,6 +8,8 @@
 //! once, even while a call is running.
 
 use super::framing::{self, FromWorker, ToWorker, MAX_CALL_FRAME};
+use super::relay::{FrameSender, WorkerContexts};
+use crate::context::RequestOutcome;
 use crate::host::{CallError, CallReturn, HostOptions, LibraryHost, ReturnValue};
 use delphi_mcp_manifest::abi::status;
 use std::ffi::OsString;
@@ -119,6 +121,11 @@ pub fn run_worker(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         },
     );
     let mut input = std::io::stdin().lock();
+    let contexts = Arc::new(WorkerContexts::default());
+    let sender: FrameSender = {
+        let output = Arc::clone(&output);
+        Arc::new(move |message: &FromWorker| send(&output, message))
+    };
     loop {
         let payload = match framing::read_frame(&mut input, MAX_CALL_FRAME) {
             Ok(Some(payload)) => payload,
@@ -129,19 +136,33 @@ pub fn run_worker(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                 exit_now(3)
             }
         };
-        let ToWorker::Call { id, tool, args } = match framing::decode_to_worker(&payload) {
-            Ok(call) => call,
+        let (id, tool, mut args) = match framing::decode_to_worker(&payload) {
+            Ok(ToWorker::Call { id, tool, args }) => (id, tool, args),
+            Ok(ToWorker::Answer { id, status, text }) => {
+                let text = String::from_utf8_lossy(&text).into_owned();
+                contexts.answer(id, RequestOutcome { status, text });
+                continue;
+            }
+            Ok(ToWorker::Cancel { id }) => {
+                contexts.cancel(id);
+                continue;
+            }
             Err(error) => {
                 eprintln!("delphi-mcp worker: invalid frame from the server: {error}");
                 exit_now(3)
             }
         };
+        contexts.attach(id, &mut args, &sender);
         let output_for_call = Arc::clone(&output);
+        let contexts_for_call = Arc::clone(&contexts);
         let submitted = host.submit(
             tool as usize,
             args,
             None,
-            Box::new(move |outcome| send(&output_for_call, &outcome_frame(id, outcome))),
+            Box::new(move |outcome| {
+                contexts_for_call.detach(id);
+                send(&output_for_call, &outcome_frame(id, outcome))
+            }),
         );
         if let Err(error) = submitted {
             send(&output, &outcome_frame(id, Err(error)));

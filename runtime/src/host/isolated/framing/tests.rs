@@ -28,9 +28,11 @@ fn calls_round_trip_every_argument_kind() {
     };
     let frame = encode_to_worker(&call).expect("encode");
     let decoded = decode_to_worker(&payload(&frame)).expect("decode");
-    let ToWorker::Call { id, tool, args } = &decoded;
+    let (ToWorker::Call { id, tool, args }, ToWorker::Call { args: sent, .. }) = (&decoded, &call)
+    else {
+        panic!("a call decodes as a call: {decoded:?}");
+    };
     assert_eq!((*id, *tool), (u64::MAX - 1, 7));
-    let ToWorker::Call { args: sent, .. } = &call;
     assert_eq!(args.len(), sent.len());
     for (got, sent) in args.iter().zip(sent) {
         match (got, sent) {
@@ -38,6 +40,40 @@ fn calls_round_trip_every_argument_kind() {
             (ArgValue::Double(a), ArgValue::Double(b)) => assert_eq!(a.to_bits(), b.to_bits()),
             (a, b) => assert_eq!(a, b),
         }
+    }
+}
+
+#[test]
+fn context_frames_round_trip() {
+    for message in [
+        ToWorker::Answer {
+            id: 9,
+            status: 5,
+            text: b"{\"name\":\"Ada\"}".to_vec(),
+        },
+        ToWorker::Cancel { id: u64::MAX },
+    ] {
+        let frame = encode_to_worker(&message).expect("encode");
+        assert_eq!(decode_to_worker(&payload(&frame)).expect("decode"), message);
+    }
+    for what in [
+        ContextUse::Progress {
+            done: 2.5,
+            total: 10.0,
+        },
+        ContextUse::Log(7),
+        ContextUse::Request(1),
+    ] {
+        let message = FromWorker::Context {
+            id: 3,
+            what,
+            text: "step 2 ✓".as_bytes().to_vec(),
+        };
+        let frame = encode_from_worker(&message).expect("encode");
+        assert_eq!(
+            decode_from_worker(&payload(&frame)).expect("decode"),
+            message
+        );
     }
 }
 

@@ -1,0 +1,71 @@
+//! The call context over raw stdio (`examples/everything`): a tool that loops while
+//! `Ctx.Cancelled` is false stops when the client cancels it — in process, and isolated, where
+//! the cancellation travels to the worker as a frame — and its progress notifications carry the
+//! request's token; a context given no client (the call without a token) sends none.
+
+use crate::support::fpc::build_example;
+use crate::support::server::{initialize, Server};
+use serde_json::{json, Value};
+
+const STEPS: i64 = 2000;
+
+fn cancel_a_counting_call(extra: &[&str]) {
+    let library = build_example("everything");
+    let mut server = Server::start(&library, extra);
+    server.request(initialize(json!(1), "2025-06-18"));
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    server.send(
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "count_with_progress", "arguments": {"Steps": STEPS},
+        "_meta": {"progressToken": "count"}}}),
+    );
+    // The first progress notification shows the loop is running.
+    let first = server.receive();
+    assert_eq!(first["method"], "notifications/progress", "{first}");
+    assert_eq!(first["params"]["progressToken"], "count", "{first}");
+    assert_eq!(first["params"]["total"], json!(STEPS as f64), "{first}");
+    server.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 2, "reason": "test"}}),
+    );
+    // The next call runs on the same library thread, after the cancelled one has stopped: every
+    // notification of the cancelled call comes before its answer.
+    server.send(
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "count_with_progress", "arguments": {"Steps": 1}}}),
+    );
+    let mut notifications = 1;
+    let answer: Value = loop {
+        let message = server.receive();
+        if message["method"] == "notifications/progress" {
+            assert_eq!(message["params"]["progressToken"], "count", "{message}");
+            notifications += 1;
+            continue;
+        }
+        break message;
+    };
+    assert_eq!(
+        answer["id"], 3,
+        "the cancelled call gets no answer: {answer}"
+    );
+    assert_eq!(
+        answer["result"]["structuredContent"],
+        json!({"result": 1}),
+        "{answer}"
+    );
+    assert!(
+        notifications < STEPS,
+        "the loop should have seen Ctx.Cancelled and stopped: {notifications} of {STEPS} steps ran"
+    );
+    assert!(server.finish().success());
+}
+
+#[test]
+fn cancelled_context_stops_the_loop_in_process() {
+    cancel_a_counting_call(&[]);
+}
+
+#[test]
+fn cancelled_context_stops_the_loop_isolated() {
+    cancel_a_counting_call(&["--isolate"]);
+}
