@@ -251,6 +251,16 @@ fn every_diagnostic() {
         ("no_description", "", "[McpTool]\nprocedure P;\n"),
         ("instance_without_resolver", "  TThing = class\n  public\n    /// M.\n    [McpTool]\n    procedure M;\n  end;", ""),
         ("private_method", "  [McpInstance('Cur')]\n  TThing = class\n  private\n    /// M.\n    [McpTool]\n    procedure M;\n  end;", ""),
+        // ABI 3: resources, templates, prompts, completions and the call context.
+        ("resource_with_argument", "", "[McpResource('x://a')]\nfunction R(Id: string): string;\n"),
+        ("resource_result", "", "[McpResource('x://a')]\nfunction R: Integer;\n"),
+        ("template_variable_mismatch", "", "[McpResourceTemplate('x://{id}/{part}')]\nfunction R(const id, other: string): string;\n"),
+        ("template_bad_variable", "", "[McpResourceTemplate('x://{+id}')]\nfunction R(const id: string): string;\n"),
+        ("prompt_argument_type", "", "[McpPrompt('p')]\nfunction P(Count: Integer): string;\n"),
+        ("prompt_image", "", "[McpPrompt('p')]\nfunction P: TMcpImage;\n"),
+        ("completion_result", "", "[McpCompletion('p', 'arg')]\nfunction C(const Value: string): string;\n"),
+        ("completion_arguments", "", "[McpCompletion('p')]\nfunction C(const Value: string): TArray<string>;\n"),
+        ("context_var", "", "/// T.\n[McpTool]\nprocedure T(var Ctx: TMcpContext);\n"),
     ];
     for (name, types, decls) in cases {
         let (diagnostics, generated) = run(&unit(types, decls));

@@ -283,7 +283,7 @@ impl<'a> Builder<'a> {
             }
             Role::Prompt => {
                 if !all_strings {
-                    problems.push("prompt arguments are strings".into());
+                    problems.push("prompt arguments are strings or enumerations".into());
                 }
                 let content = matches!(
                     tool.content,
