@@ -280,3 +280,35 @@ fn bind_units_take_the_naming_policy() {
         Some(serde_json::json!({"x": 1, "y": 2}))
     );
 }
+
+// ABI 3 from Rust: the everything example's manifest. A call context parameter is no Rust
+// argument (the call gets a context without a client), content records are Rust structs.
+delphi_mcp_runtime::bind!(
+    manifest = "examples/everything/generated/tools.json",
+    module = everything
+);
+
+#[test]
+fn bind_calls_tools_with_a_context_and_content_results() {
+    let library = support::fpc::build_example("everything");
+    let lib = everything::Library::load(&library).expect("the everything library loads");
+    // Progress and logs go to the log only; nobody cancels: all steps run.
+    assert_eq!(lib.count_with_progress(3), Ok(3));
+    let image = lib.test_image_content().expect("an image");
+    assert_eq!(image.mime_type, "image/png");
+    assert!(image.data.starts_with(b"\x89PNG"), "{:?}", image.data);
+    // An EMcpToolError is a tool error with its message only.
+    assert_eq!(
+        lib.test_error_handling().map_err(|e| e.to_string()),
+        Err("This tool intentionally returns an error for testing".into())
+    );
+    // A question to the client has no client to go to here.
+    let error = lib
+        .test_sampling("hello")
+        .expect_err("no client to ask")
+        .to_string();
+    assert!(
+        error.contains("sampling/createMessage is not available"),
+        "{error}"
+    );
+}
