@@ -94,16 +94,30 @@ pub fn manifest_documented(
     options: model::ModelOptions,
     documents: &Documents,
 ) -> Outcome<Manifest> {
-    let outcome = model::build_model_with(db, inputs, target, options);
-    let failed = outcome.diagnostics.iter().any(Diagnostic::is_error);
+    let (outcome, manifest) = model_and_manifest(db, inputs, target, name, options, documents);
     Outcome {
-        output: (!failed).then(|| {
-            let mut manifest = schema::build_manifest(&outcome.model, name);
-            documents.apply(&mut manifest);
-            manifest
-        }),
+        output: manifest,
         diagnostics: outcome.diagnostics,
     }
+}
+
+/// The model of `inputs` and, when it has no error, its manifest with `documents`.
+fn model_and_manifest(
+    db: &SourceDb,
+    inputs: &[UnitInput<'_>],
+    target: &Target,
+    name: &str,
+    options: model::ModelOptions,
+    documents: &Documents,
+) -> (model::ModelOutcome, Option<Manifest>) {
+    let outcome = model::build_model_with(db, inputs, target, options);
+    let failed = outcome.diagnostics.iter().any(Diagnostic::is_error);
+    let manifest = (!failed).then(|| {
+        let mut manifest = schema::build_manifest(&outcome.model, name);
+        documents.apply(&mut manifest);
+        manifest
+    });
+    (outcome, manifest)
 }
 
 /// Builds the manifest and renders every generated file of `inputs`.
@@ -136,15 +150,13 @@ pub fn generate_documented(
     options: model::ModelOptions,
     documents: &Documents,
 ) -> Result<Outcome<Generated>, GenerateError> {
-    let outcome = model::build_model_with(db, inputs, target, options);
-    if outcome.diagnostics.iter().any(Diagnostic::is_error) {
+    let (outcome, manifest) = model_and_manifest(db, inputs, target, name, options, documents);
+    let Some(manifest) = manifest else {
         return Ok(Outcome {
             output: None,
             diagnostics: outcome.diagnostics,
         });
-    }
-    let mut manifest = schema::build_manifest(&outcome.model, name);
-    documents.apply(&mut manifest);
+    };
     let json = schema::manifest_json(&manifest);
     let stubs = pascal::render_stubs(&outcome.model, &manifest)?;
     let mut files = BTreeMap::new();

@@ -324,12 +324,7 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        let resources = self
-            .dispatch
-            .features()
-            .map(|f| f.resources())
-            .unwrap_or_default();
-        from_json(json!({ "resources": resources, "ttlMs": TOOLS_TTL_MS, "cacheScope": "private" }))
+        list_result("resources", self.dispatch.features().map(|f| f.resources()))
     }
 
     async fn list_resource_templates(
@@ -337,13 +332,9 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        let templates = self
-            .dispatch
-            .features()
-            .map(|f| f.resource_templates())
-            .unwrap_or_default();
-        from_json(
-            json!({ "resourceTemplates": templates, "ttlMs": TOOLS_TTL_MS, "cacheScope": "private" }),
+        list_result(
+            "resourceTemplates",
+            self.dispatch.features().map(|f| f.resource_templates()),
         )
     }
 
@@ -379,12 +370,7 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        let prompts = self
-            .dispatch
-            .features()
-            .map(|f| f.prompts())
-            .unwrap_or_default();
-        from_json(json!({ "prompts": prompts, "ttlMs": TOOLS_TTL_MS, "cacheScope": "private" }))
+        list_result("prompts", self.dispatch.features().map(|f| f.prompts()))
     }
 
     async fn get_prompt(
@@ -518,6 +504,19 @@ fn tool_response(
             None,
         )),
     }
+}
+
+/// A list result (resources, templates, prompts) with the 2026-07-28 cache hints: the lists are
+/// fixed for the life of the process, as the tool list is.
+fn list_result<T: serde::de::DeserializeOwned>(
+    key: &str,
+    items: Option<Vec<Value>>,
+) -> Result<T, McpError> {
+    let mut result = serde_json::Map::new();
+    result.insert(key.into(), Value::Array(items.unwrap_or_default()));
+    result.insert("ttlMs".into(), json!(TOOLS_TTL_MS));
+    result.insert("cacheScope".into(), json!("private"));
+    from_json(Value::Object(result))
 }
 
 /// An rmcp result from the JSON built by [`crate::features`], marked complete (2026-07-28's

@@ -251,28 +251,9 @@ fn hand_written_abi_library_stateless_era() {
     );
 }
 
-/// ABI 3 through the Python client: content results, `EMcpToolError`, progress and log
-/// notifications, sampling and elicitation from the call context, resources, a template,
-/// prompts and completions (`tests/clients/python_everything.py`).
-#[test]
-fn everything_example_call_context_resources_prompts() {
-    let library = support::fpc::build_example("everything");
-    python_client_stdout(
-        Command::new(python())
-            .arg(repo().join("tests/clients/python_everything.py"))
-            .arg(server_exe())
-            .arg(&library)
-            .arg("--help-docs")
-            .arg(repo().join("tests/clients/help/operations.md")),
-        "everything",
-        30,
-    );
-}
-
-/// The same with the library in a worker process (`--isolate`): the call context's progress,
-/// logs and requests to the client travel over the worker's pipe.
-#[test]
-fn everything_example_isolated() {
+/// Runs `tests/clients/python_everything.py` against the everything example served with
+/// `serve_args` (besides a `--help-docs` file the script expects).
+fn run_everything(serve_args: &[&str], what: &str) {
     let library = support::fpc::build_example("everything");
     python_client_stdout(
         Command::new(python())
@@ -281,8 +262,23 @@ fn everything_example_isolated() {
             .arg(&library)
             .arg("--help-docs")
             .arg(repo().join("tests/clients/help/operations.md"))
-            .arg("--isolate"),
-        "everything --isolate",
+            .args(serve_args),
+        what,
         30,
     );
+}
+
+/// ABI 3 through the Python client: content results, `EMcpToolError`, progress and log
+/// notifications, sampling and elicitation from the call context, resources, a template,
+/// prompts, completions and Markdown documents (`tests/clients/python_everything.py`).
+#[test]
+fn everything_example_call_context_resources_prompts() {
+    run_everything(&[], "everything");
+}
+
+/// The same with the library in a worker process (`--isolate`): the call context's progress,
+/// logs and requests to the client travel over the worker's pipe.
+#[test]
+fn everything_example_isolated() {
+    run_everything(&["--isolate"], "everything --isolate");
 }
