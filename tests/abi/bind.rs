@@ -312,3 +312,40 @@ fn bind_calls_tools_with_a_context_and_content_results() {
         "{error}"
     );
 }
+
+#[test]
+fn bind_reads_resources_and_gets_prompts() {
+    let library = support::fpc::build_example("everything");
+    let lib = everything::Library::load(&library).expect("the everything library loads");
+    let bound = lib.bound();
+    let read = bound
+        .read_resource("test://template/7/data")
+        .expect("a template resource");
+    assert_eq!(
+        read["contents"][0]["uri"], "test://template/7/data",
+        "{read}"
+    );
+    assert!(
+        read["contents"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("\"id\":\"7\"")),
+        "{read}"
+    );
+    let serde_json::Value::Object(arguments) = serde_json::json!({"arg1": "a", "arg2": "b"}) else {
+        unreachable!("an object literal")
+    };
+    let prompt = bound
+        .get_prompt("test_prompt_with_arguments", &arguments)
+        .expect("a prompt");
+    assert_eq!(
+        prompt["messages"][0]["content"]["text"],
+        "Prompt with arguments: arg1='a', arg2='b'"
+    );
+    let markdown = bound
+        .get_prompt("summarize", &serde_json::Map::new())
+        .expect_err("a required argument is missing");
+    assert!(
+        markdown.to_string().contains("missing argument \"text\""),
+        "{markdown}"
+    );
+}

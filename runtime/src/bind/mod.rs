@@ -148,6 +148,31 @@ impl BoundLibrary {
         }
         Ok(result.get("result").cloned().unwrap_or(Value::Null))
     }
+
+    /// Reads the resource `uri` (a resource's URI, or one a resource template matches): the
+    /// `resources/read` result (`{"contents": [...]}`). Blocks like [`Self::call`].
+    pub fn read_resource(&self, uri: &str) -> Result<Value, crate::features::FeatureError> {
+        block_on(crate::features::read_resource(
+            self.host.as_ref(),
+            uri,
+            &CallControl::new(),
+        ))
+    }
+
+    /// Gets the prompt `name` (a Pascal or Markdown prompt) with its string `arguments`: the
+    /// `prompts/get` result (`{"messages": [...]}`). Blocks like [`Self::call`].
+    pub fn get_prompt(
+        &self,
+        name: &str,
+        arguments: &Map<String, Value>,
+    ) -> Result<Value, crate::features::FeatureError> {
+        block_on(crate::features::get_prompt(
+            self.host.as_ref(),
+            name,
+            Some(arguments),
+            &CallControl::new(),
+        ))
+    }
 }
 
 /// A result value converted to the Rust type of a bound method.
