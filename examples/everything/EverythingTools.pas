@@ -52,6 +52,10 @@ type
     {$IFNDEF FPC}[McpTool('test_error_handling')]{$ENDIF}
     class function ErrorHandling: string; static;
 
+    /// <summary>Fails with an exception whose message is not meant for clients.</summary>
+    {$IFNDEF FPC}[McpTool('test_internal_error')]{$ENDIF}
+    class function InternalError: string; static;
+
     /// <summary>Asks the client's model to answer a prompt.</summary>
     /// <param name="prompt">The prompt sent for sampling.</param>
     {$IFNDEF FPC}[McpTool('test_sampling')]{$ENDIF}
@@ -229,6 +233,11 @@ end;
 class function TEverything.ErrorHandling: string;
 begin
   raise EMcpToolError.Create('This tool intentionally returns an error for testing');
+end;
+
+class function TEverything.InternalError: string;
+begin
+  raise EConvertError.Create('secret detail: the connection string is db://admin@prod');
 end;
 
 class function TEverything.Sampling(Ctx: TMcpContext; const prompt: string): string;
