@@ -111,6 +111,11 @@ type
     {$IFNDEF FPC}[McpPrompt('test_input_required_result_prompt')]{$ENDIF}
     class function InputPrompt(Ctx: TMcpContext): string; static;
 
+    /// <summary>Changes test://watched-resource and tells its subscribers.</summary>
+    /// <param name="Text">The resource's new text.</param>
+    {$IFNDEF FPC}[McpTool('update_watched_resource')]{$ENDIF}
+    class procedure UpdateWatchedResource(Ctx: TMcpContext; const Text: string); static;
+
     /// <summary>Static text.</summary>
     {$IFNDEF FPC}[McpResource('test://static-text', 'static-text', 'A static text resource', 'text/plain')]{$ENDIF}
     class function StaticText: string; static;
@@ -418,9 +423,18 @@ begin
   Result := Bytes(PngPixel);
 end;
 
+var
+  Watched: string = 'Watched resource content';
+
+class procedure TEverything.UpdateWatchedResource(Ctx: TMcpContext; const Text: string);
+begin
+  Watched := Text;
+  Ctx.ResourceUpdated('test://watched-resource');
+end;
+
 class function TEverything.WatchedResource: string;
 begin
-  Result := 'Watched resource content';
+  Result := Watched;
 end;
 
 class function TEverything.TemplateData(const id: string): string;

@@ -213,13 +213,18 @@ pub mod request_kind {
 }
 /// Version 3: `Free(P)`: releases an answer of `Request`.
 pub type ContextFreeFn = unsafe extern "C" fn(ptr: *mut u8);
+/// Version 3: `ResourceUpdated(Handle, Uri, UriLen)`: the resource `Uri` changed; clients
+/// subscribed to it are told (`notifications/resources/updated`).
+pub type ContextResourceUpdatedFn =
+    unsafe extern "C" fn(handle: usize, uri: *const u8, len: isize) -> i32;
 
 /// Version 3: the call context the runtime hands a tool that declares a `TMcpContext`
 /// parameter (kind [`AbiKind::Context`], `ptr` pointing at this record). Valid during the call;
 /// the `handle` names the call, and its functions refuse a handle whose call has returned.
 ///
 /// Pascal: `TMcpAbiContext = record Size: Int32; Flags: Int32; Handle: NativeUInt;
-/// Progress, Log, Cancelled, Request, Free: Pointer; end;` (`McpAttributes.pas`).
+/// Progress, Log, Cancelled, Request, Free, ResourceUpdated: Pointer; end;`
+/// (`McpAttributes.pas`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct ContextAbi {
@@ -239,6 +244,8 @@ pub struct ContextAbi {
     pub request: ContextRequestFn,
     /// [`ContextFreeFn`].
     pub free: ContextFreeFn,
+    /// [`ContextResourceUpdatedFn`].
+    pub resource_updated: ContextResourceUpdatedFn,
 }
 
 /// `function mcp_abi_version: Int32; cdecl;`

@@ -127,6 +127,8 @@ pub trait Features: Send + Sync {
     fn prompts(&self) -> Vec<Value>;
     /// Whether a tool can log to the client (one has a call context).
     fn logs(&self) -> bool;
+    /// Whether `uri` names a resource (or matches a template).
+    fn has_resource(&self, uri: &str) -> bool;
     /// `resources/read` of `uri`.
     fn read_resource<'a>(&'a self, uri: &'a str, control: CallControl) -> FeatureFuture<'a>;
     /// `prompts/get` of `name`.
@@ -346,6 +348,16 @@ impl Features for LibraryDispatch {
                 .iter()
                 .any(|p| p.ty == delphi_mcp_manifest::ValueType::Context)
         })
+    }
+
+    fn has_resource(&self, uri: &str) -> bool {
+        let manifest = self.host.manifest();
+        features::help_document(&self.help, uri).is_some()
+            || manifest.resources.iter().any(|r| r.uri == uri)
+            || manifest
+                .resource_templates
+                .iter()
+                .any(|t| features::match_template(&t.uri_template, uri).is_some())
     }
 
     fn read_resource<'a>(&'a self, uri: &'a str, control: CallControl) -> FeatureFuture<'a> {

@@ -44,6 +44,7 @@ pub mod raw_json;
 pub mod schema_check;
 pub mod status;
 pub mod stdio;
+pub mod subscriptions;
 pub mod values;
 
 pub use dispatch::{CallControl, Dispatch, LibraryDispatch};

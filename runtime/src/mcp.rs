@@ -65,6 +65,8 @@ pub fn supported_versions() -> Vec<ProtocolVersion> {
 pub struct McpServer {
     dispatch: Arc<dyn Dispatch>,
     tools: Arc<Vec<Tool>>,
+    /// Which clients watch which resources (handshake eras).
+    subscriptions: Arc<crate::subscriptions::Subscriptions>,
     /// The lowest log level sent to the client (`logging/setLevel`), an index of
     /// [`crate::context::LOG_LEVELS`]; everything until the client sets one.
     min_level: Arc<AtomicUsize>,
@@ -99,6 +101,7 @@ impl McpServer {
             dispatch,
             tools: Arc::new(tools),
             min_level: Arc::new(AtomicUsize::new(0)),
+            subscriptions: Arc::default(),
         }
     }
 
@@ -132,7 +135,8 @@ impl McpServer {
             context.meta.get_progress_token(),
             min_level,
             stateless,
-        );
+        )
+        .with_subscriptions(Arc::clone(&self.subscriptions));
         if let Some(round) = round {
             link = link.with_round(round, meta.get(CLIENT_CAPABILITIES).cloned());
         }
@@ -203,7 +207,9 @@ impl ServerHandler for McpServer {
                 !features.resources().is_empty() || !features.resource_templates().is_empty();
             let prompts = !features.prompts().is_empty();
             if resources {
-                capabilities.resources = Some(Default::default());
+                let mut offered = rmcp::model::ResourcesCapability::default();
+                offered.subscribe = Some(true);
+                capabilities.resources = Some(offered);
             }
             if prompts {
                 capabilities.prompts = Some(Default::default());
@@ -316,6 +322,64 @@ impl ServerHandler for McpServer {
             .position(|l| level.as_str() == Some(l))
             .unwrap_or(0);
         self.min_level.store(index, Ordering::Relaxed);
+        Ok(())
+    }
+
+    #[allow(deprecated)] // resources/subscribe is of the handshake eras, which are served
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        // Only what exists can be watched (a resource, or a URI a template matches).
+        let known = self
+            .dispatch
+            .features()
+            .is_some_and(|f| f.has_resource(&request.uri));
+        if !known {
+            return Err(feature_error(
+                FeatureError::ResourceNotFound(request.uri.clone()),
+                false,
+            ));
+        }
+        self.subscriptions
+            .subscribe(&request.uri, context.peer.clone());
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        // The lists never change while the process runs: only resource updates are offered,
+        // for the URIs that exist.
+        let features = self.dispatch.features()?;
+        let uris: Vec<String> = requested
+            .resource_subscriptions
+            .iter()
+            .flatten()
+            .filter(|uri| features.has_resource(uri))
+            .cloned()
+            .collect();
+        let mut accepted = rmcp::model::SubscriptionFilter::default();
+        accepted.resource_subscriptions = Some(uris);
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), McpError> {
+        self.subscriptions.listen(context.sink().clone());
+        context.cancelled().await;
+        self.subscriptions.closed(context.sink());
+        Ok(())
+    }
+
+    #[allow(deprecated)] // as `subscribe`
+    async fn unsubscribe(
+        &self,
+        request: rmcp::model::UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.subscriptions.unsubscribe(&request.uri, &context.peer);
         Ok(())
     }
 

@@ -26,6 +26,8 @@ pub struct PeerLink {
     round: Option<Arc<Round>>,
     /// 2026-07-28: the client's capabilities from the request's `_meta`.
     request_capabilities: Option<Value>,
+    /// The server's resource subscriptions.
+    subscriptions: Option<Arc<crate::subscriptions::Subscriptions>>,
     /// Questions asked so far (for their keys).
     asked: AtomicUsize,
 }
@@ -46,8 +48,18 @@ impl PeerLink {
             stateless,
             round: None,
             request_capabilities: None,
+            subscriptions: None,
             asked: AtomicUsize::new(0),
         }
+    }
+
+    /// Resource updates go to the subscribers in `subscriptions`.
+    pub fn with_subscriptions(
+        mut self,
+        subscriptions: Arc<crate::subscriptions::Subscriptions>,
+    ) -> PeerLink {
+        self.subscriptions = Some(subscriptions);
+        self
     }
 
     /// Questions in the stateless era are answered from, or recorded in, `round`; the client
@@ -114,6 +126,12 @@ impl ClientLink for PeerLink {
             "notifications/message",
             json!({"level": level, "logger": "delphi", "data": message}),
         )
+    }
+
+    fn resource_updated(&self, uri: &str) -> bool {
+        self.subscriptions
+            .as_ref()
+            .is_some_and(|s| s.updated(uri, &self.runtime) > 0)
     }
 
     fn request(&self, request: ClientRequest, mut params: Value) -> RequestOutcome {

@@ -25,6 +25,13 @@ async def run(server, library, serve_args, check):
     async def on_log(params):
         logs.append((params.level, params.data))
 
+    updated = []
+
+    async def on_message(message):
+        root = getattr(message, "root", message)
+        if getattr(root, "method", None) == "notifications/resources/updated":
+            updated.append(str(root.params.uri))
+
     async def sampling(_context, params):
         asked["sampling"] += 1
         prompt = params.messages[0].content.text
@@ -43,7 +50,8 @@ async def run(server, library, serve_args, check):
     params = StdioServerParameters(command=server, args=["serve", library, *serve_args])
     async with stdio_client(params) as (read, write):
         async with ClientSession(
-            read, write, logging_callback=on_log, sampling_callback=sampling, elicitation_callback=elicitation
+            read, write, logging_callback=on_log, sampling_callback=sampling, elicitation_callback=elicitation,
+            message_handler=on_message
         ) as client:
             init = await client.initialize()
             caps = init.capabilities
@@ -111,6 +119,21 @@ async def run(server, library, serve_args, check):
             check("binary resource", base64.b64decode(blob.blob).startswith(b"\x89PNG"), str(blob))
             item = (await client.read_resource("test://template/abc-42/data")).contents[0]
             check("template resource", json.loads(item.text)["id"] == "abc-42" and str(item.uri) == "test://template/abc-42/data", str(item))
+            # Subscriptions: a tool that changes a resource tells its subscribers.
+            check("resources can be subscribed", caps.resources.subscribe is True, str(caps.resources))
+            await client.subscribe_resource("test://watched-resource")
+            await client.call_tool("update_watched_resource", {"Text": "new text"})
+            watched = (await client.read_resource("test://watched-resource")).contents[0]
+            check("subscriber told of the update", updated == ["test://watched-resource"] and watched.text == "new text", f"{updated} {watched}")
+            await client.unsubscribe_resource("test://watched-resource")
+            await client.call_tool("update_watched_resource", {"Text": "newer text"})
+            await client.list_tools()
+            check("no update after unsubscribing", updated == ["test://watched-resource"], str(updated))
+            try:
+                await client.subscribe_resource("test://nowhere")
+                check("unknown resource not subscribable", False)
+            except MCPError as e:
+                check("unknown resource not subscribable", e.code == -32002, f"{e.code} {e.message}")
             try:
                 await client.read_resource("test://missing")
                 check("missing resource refused", False)

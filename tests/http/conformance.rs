@@ -63,6 +63,8 @@ fn conformance_2025_eras() {
             "resources-templates-read",
             "prompts-get-with-args",
             "completion-complete",
+            "resources-subscribe",
+            "resources-unsubscribe",
             "server-sse-multiple-streams",
             "dns-rebinding-protection",
         ],

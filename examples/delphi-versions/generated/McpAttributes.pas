@@ -183,6 +183,8 @@ type
   TMcpRequestFunc = function(Handle: NativeUInt; Kind: Int32; Params: PAnsiChar;
     ParamsLen: NativeInt; out Answer: PAnsiChar; out AnswerLen: NativeInt): Int32; cdecl;
   TMcpFreeProc = procedure(P: Pointer); cdecl;
+  TMcpResourceUpdatedFunc = function(Handle: NativeUInt; Uri: PAnsiChar;
+    UriLen: NativeInt): Int32; cdecl;
   TMcpAbiContext = record
     Size: Int32;
     Flags: Int32;
@@ -192,6 +194,7 @@ type
     Cancelled: TMcpCancelledFunc;
     Request: TMcpRequestFunc;
     Free: TMcpFreeProc;
+    ResourceUpdated: TMcpResourceUpdatedFunc;
   end;
   PMcpAbiContext = ^TMcpAbiContext;
 
@@ -224,6 +227,8 @@ type
     function Sample(const Prompt: string; MaxTokens: Integer = 100; const Key: string = ''): string;
     { The client's roots (roots/list) as the JSON text of their array. }
     function ListRoots(const Key: string = ''): string;
+    { The resource Uri changed: clients subscribed to it (resources/subscribe) are told. }
+    procedure ResourceUpdated(const Uri: string);
   end;
 
 { Content blocks. }
@@ -330,6 +335,16 @@ begin
     Exit;
   M := __McpUtf8(Msg);
   FAbi^.Log(FAbi^.Handle, Ord(Level), PAnsiChar(M), Length(M));
+end;
+
+procedure TMcpContext.ResourceUpdated(const Uri: string);
+var
+  U: RawByteString;
+begin
+  if (FAbi = nil) or (FAbi^.Size < SizeOf(TMcpAbiContext)) then
+    Exit;
+  U := __McpUtf8(Uri);
+  FAbi^.ResourceUpdated(FAbi^.Handle, PAnsiChar(U), Length(U));
 end;
 
 function TMcpContext.Cancelled: Boolean;

@@ -15,7 +15,17 @@ pub fn context_abi(handle: usize) -> ContextAbi {
         cancelled,
         request,
         free,
+        resource_updated,
     }
+}
+
+unsafe extern "C" fn resource_updated(handle: usize, uri: *const u8, len: isize) -> i32 {
+    // SAFETY: the library passes the URI's pointer and length.
+    let uri = unsafe { text(uri, len) };
+    guarded(context_status::FAILED, || match lookup(handle) {
+        None => context_status::EXPIRED,
+        Some(context) => context.resource_updated(&uri),
+    })
 }
 
 /// The UTF-8 text at `ptr` (lossy: the library may hand any bytes).

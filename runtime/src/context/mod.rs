@@ -143,6 +143,10 @@ pub trait ClientLink: Send + Sync {
     fn log(&self, level: usize, message: &str) -> bool;
     /// Sends `request` with `params` and waits for the answer.
     fn request(&self, request: ClientRequest, params: Value) -> RequestOutcome;
+    /// Tells the clients subscribed to `uri` that it changed; false when none is.
+    fn resource_updated(&self, _uri: &str) -> bool {
+        false
+    }
 }
 
 /// One call's context: its cancellation and its client.
@@ -196,6 +200,15 @@ impl CallContext {
         }
         match &self.link {
             Some(link) if link.log(level, message) => context_status::OK,
+            _ => context_status::SKIPPED,
+        }
+    }
+
+    /// The resource `uri` changed: its subscribers are told.
+    pub fn resource_updated(&self, uri: &str) -> i32 {
+        tracing::debug!(tool = %self.tool, %uri, "resource updated");
+        match &self.link {
+            Some(link) if link.resource_updated(uri) => context_status::OK,
             _ => context_status::SKIPPED,
         }
     }

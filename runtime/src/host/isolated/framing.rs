@@ -10,7 +10,7 @@
 //! | 2 call | server → worker | `u64` call id, `u32` tool index, `u32` count, count values |
 //! | 3 returned | worker → server | `u64` call id, `i32` ABI status, one value |
 //! | 4 too large | worker → server | `u64` call id, `u64` length of the string that was not sent |
-//! | 5 context | worker → server | `u64` call id, `u8` what (1 progress, 2 log, 3 request), `i32` log level or request kind, `u64` bits of two doubles (progress done, total), bytes: the message or the request's params (ABI 3 call context) |
+//! | 5 context | worker → server | `u64` call id, `u8` what (1 progress, 2 log, 3 request, 4 resource updated), `i32` log level or request kind, `u64` bits of two doubles (progress done, total), bytes: the message, the request's params or the URI (ABI 3 call context) |
 //! | 6 answer | server → worker | `u64` call id, `i32` context status, bytes: the answer or message of a request |
 //! | 7 cancel | server → worker | `u64` call id: the client cancelled it |
 //!
@@ -60,6 +60,8 @@ pub enum ContextUse {
     /// A request to the client of this kind (`abi::request_kind`); the server answers with
     /// [`ToWorker::Answer`].
     Request(i32),
+    /// The resource whose URI is the text changed.
+    ResourceUpdated,
 }
 
 /// A frame the server sends to a worker.
@@ -431,6 +433,7 @@ pub fn encode_from_worker(message: &FromWorker) -> Result<Vec<u8>, FrameError> {
                 ContextUse::Progress { done, total } => (1, 0, done, total),
                 ContextUse::Log(level) => (2, level, 0.0, 0.0),
                 ContextUse::Request(kind) => (3, kind, 0.0, 0.0),
+                ContextUse::ResourceUpdated => (4, 0, 0.0, 0.0),
             };
             let mut frame = Frame::new(CONTEXT, 40 + text.len());
             frame.u64(*id);
@@ -680,6 +683,7 @@ pub fn decode_from_worker(payload: &[u8]) -> Result<FromWorker, FrameError> {
                 1 => ContextUse::Progress { done, total },
                 2 => ContextUse::Log(number),
                 3 => ContextUse::Request(number),
+                4 => ContextUse::ResourceUpdated,
                 other => return Err(FrameError::InvalidFlag(other)),
             };
             FromWorker::Context {

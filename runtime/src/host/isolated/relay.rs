@@ -101,6 +101,15 @@ impl ClientLink for WorkerLink {
         true
     }
 
+    fn resource_updated(&self, uri: &str) -> bool {
+        (self.send)(&FromWorker::Context {
+            id: self.id,
+            what: ContextUse::ResourceUpdated,
+            text: uri.as_bytes().to_vec(),
+        });
+        true
+    }
+
     fn request(&self, request: ClientRequest, params: Value) -> RequestOutcome {
         let (answer, answered) = mpsc::channel();
         lock(&self.contexts.waiting).insert(self.id, answer);
@@ -148,6 +157,12 @@ pub(super) fn serve_context(
         ContextUse::Log(level) => {
             if let Some(client) = client {
                 client.log(level.max(0) as usize, &text);
+            }
+            None
+        }
+        ContextUse::ResourceUpdated => {
+            if let Some(client) = client {
+                client.resource_updated(&text);
             }
             None
         }

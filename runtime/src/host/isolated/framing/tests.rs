@@ -63,6 +63,7 @@ fn context_frames_round_trip() {
         },
         ContextUse::Log(7),
         ContextUse::Request(1),
+        ContextUse::ResourceUpdated,
     ] {
         let message = FromWorker::Context {
             id: 3,
