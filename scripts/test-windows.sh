@@ -93,7 +93,7 @@ for arch in "${architectures[@]}"; do
   arch_settings "$arch"
   step "cross-building the libraries ($arch)"
   mkdir -p "$projects"
-  for example in calc faults delphi-versions values; do
+  for example in calc faults delphi-versions values everything; do
     rm -rf "${projects:?}/$example"
     cp -r "examples/$example" "$projects/$example"
     rm -rf "$projects/$example/build"
@@ -102,6 +102,7 @@ for arch in "${architectures[@]}"; do
   windows_library "$projects/faults" Faults.dpr Faults
   windows_library "$projects/delphi-versions" DelphiVersionsServer.dpr DelphiVersionsServer
   windows_library "$projects/values" Values.dpr Values
+  windows_library "$projects/everything" Everything.dpr Everything
   rm -rf "$projects/abi fixture"
   cp -r tests/fixtures/abi "$projects/abi fixture"
   "$linux_exe" build "$projects/abi fixture" >/dev/null 2>&1
@@ -197,6 +198,10 @@ EOF
     "$projects/abi fixture/generated/tools.json" abi_fault_cases.json partial
   stdio_client "$projects/abi lib/build/abilib.dll" test-support/abi_lib/tools.json \
     abi_lib_cases.json all
+  # ABI 3: the call context, content, resources, prompts, completions, Markdown documents.
+  run "stdio $arch Everything.dll" "$python" tests/clients/python_everything.py "$server" \
+    "$(windows_path "$projects/everything/build/Everything.dll")" \
+    --help-docs "$(windows_path "$PWD/tests/clients/help/operations.md")"
 
   step "HTTP, faults, code pages, project folder ($arch): tests/windows/wine_checks.py"
   run "wine checks $arch" "$python" tests/windows/wine_checks.py "$out/bin/delphi-mcp-$arch" \

@@ -278,7 +278,7 @@ CONFORMANCE = [
 def check_conformance(launcher, projects, logs, check):
     repo = os.path.join(HERE, "..", "..")
     node = os.path.join(repo, ".tools", "node", "node_modules", "node", "bin", "node")
-    library = os.path.join(projects, "calc", "build", "Calc.dll")
+    library = os.path.join(projects, "everything", "build", "Everything.dll")
     # The suite sends no Authorization header (as on Linux: --no-auth on loopback).
     process, banner = start_http(launcher + "-cp1252", library, "--no-auth")
     try:
