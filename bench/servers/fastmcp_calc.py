@@ -12,6 +12,8 @@ from fastmcp import FastMCP
 mcp = FastMCP("fastmcp-calc")
 
 
+# `async def`: with a plain `def` (run on a worker thread) FastMCP 4.2.3 over stdio never
+# answered the call here (the handler ran, no answer was written).
 @mcp.tool(name="calc_scale", title="Scale a value")
 async def calc_scale(Value: float, Factor: float = 1) -> float:
     """Multiply a value by a factor"""

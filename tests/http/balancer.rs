@@ -36,7 +36,8 @@ fn calc_manifest(library: &Path) -> std::path::PathBuf {
         .join("generated/tools.json")
 }
 
-/// Runs the Python client through the balancer; returns the calls each instance counted.
+/// Runs the Python client through the balancer with `cases` in `mode` (`some`: the cases
+/// need not call every tool) and checks its report.
 fn python_client(balancer: &Balancer, library: &Path, cases: &Path, mode: &str, some: bool) {
     let mut command = Command::new(python());
     command
@@ -120,7 +121,11 @@ fn conformance_through_haproxy() {
         "0.1.16",
         &[],
         "expected-failures-2025.yaml",
-        &["server-initialize", "tools-list", "server-sse-multiple-streams"],
+        &[
+            "server-initialize",
+            "tools-list",
+            "server-sse-multiple-streams",
+        ],
     );
     run_suite_at(
         &balancer.endpoint,
@@ -134,7 +139,11 @@ fn conformance_through_haproxy() {
 /// One stateless `calc_add_integers` call through the balancer; `Err` says what went wrong.
 fn add_through(authority: &str, index: i64) -> Result<(), String> {
     let (a, b) = (index, index * 3 - 7);
-    let body = tools_call_2026(index, "calc_add_integers", &format!(r#"{{"A":{a},"B":{b}}}"#));
+    let body = tools_call_2026(
+        index,
+        "calc_add_integers",
+        &format!(r#"{{"A":{a},"B":{b}}}"#),
+    );
     let bearer = format!("Bearer {TOKEN}");
     let response = http_request(
         authority,

@@ -44,6 +44,15 @@ pub struct Level {
     pub p99_us: f64,
 }
 
+/// One HTTP server's round: the figures per connection count and its RSS after the calls.
+#[derive(Debug, Clone, Default)]
+pub struct Run {
+    /// Per connection count, in the order asked for.
+    pub levels: Vec<Level>,
+    /// RSS after the calls, MB.
+    pub rss_mb: f64,
+}
+
 /// Loads `target` with `calls` requests at each connection count (after `warm_up` requests on
 /// one connection); `Err` on any wrong or missing answer.
 pub fn measure(
@@ -86,10 +95,7 @@ async fn run_level(
     let elapsed = started.elapsed().as_secs_f64();
     next.store(last, Ordering::Relaxed);
     if latencies.len() as u64 != calls {
-        return Err(format!(
-            "{} answers to {calls} calls",
-            latencies.len()
-        ));
+        return Err(format!("{} answers to {calls} calls", latencies.len()));
     }
     latencies.sort_by(f64::total_cmp);
     Ok(Level {

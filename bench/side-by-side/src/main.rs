@@ -79,7 +79,12 @@ fn stdio_servers(paths: &Paths) -> Vec<Server> {
     };
     vec![
         server("delphi-mcp", 1, Expect::Mcp, delphi(&[])),
-        server("delphi-mcp --isolate", 1, Expect::Mcp, delphi(&["--isolate"])),
+        server(
+            "delphi-mcp --isolate",
+            1,
+            Expect::Mcp,
+            delphi(&["--isolate"]),
+        ),
         server(
             "rmcp stdio()",
             1,
@@ -191,11 +196,7 @@ fn fastmcp_command(paths: &Paths, mode: &str) -> Vec<String> {
 }
 
 /// Starts an HTTP server on a free port and loads it.
-fn measure_http(
-    server: &Server,
-    calls: u64,
-    warm_up: u64,
-) -> Result<(Vec<http::Level>, f64), String> {
+fn measure_http(server: &Server, calls: u64, warm_up: u64) -> Result<http::Run, String> {
     let port = proc::free_port()?;
     let command: Vec<String> = server
         .command
@@ -221,8 +222,10 @@ fn measure_http(
         expect: server.expect,
     };
     let levels = http::measure(&target, &CONNECTIONS, calls, warm_up).map_err(fail)?;
-    let rss = proc::rss_mb(guard.pid());
-    Ok((levels, rss))
+    Ok(http::Run {
+        levels,
+        rss_mb: proc::rss_mb(guard.pid()),
+    })
 }
 
 fn main() {
@@ -286,7 +289,7 @@ fn run() -> Result<(), String> {
     let stdio_list = stdio_servers(&paths);
     let http_list = http_servers(&paths);
     let mut stdio_runs: Vec<Vec<stdio::Figures>> = vec![Vec::new(); stdio_list.len()];
-    let mut http_runs: Vec<Vec<(Vec<http::Level>, f64)>> = vec![Vec::new(); http_list.len()];
+    let mut http_runs: Vec<Vec<http::Run>> = vec![Vec::new(); http_list.len()];
     for round in 0..rounds {
         for turn in 0..stdio_list.len() {
             let which = (turn + round) % stdio_list.len();
@@ -318,7 +321,7 @@ fn run() -> Result<(), String> {
                 round + 1,
                 server.name,
                 figures
-                    .0
+                    .levels
                     .iter()
                     .map(|l| format!("{:.0} req/s", l.per_s))
                     .collect::<Vec<_>>()

@@ -6,7 +6,8 @@ use std::fmt::Write;
 use std::path::Path;
 
 /// Where the bench's section starts and ends in the document (the lines themselves stay).
-pub const BEGIN: &str = "<!-- bench/run: begin (generated; edit bench/side-by-side/src/report.rs) -->";
+pub const BEGIN: &str =
+    "<!-- bench/run: begin (generated; edit bench/side-by-side/src/report.rs) -->";
 /// See [`BEGIN`].
 pub const END: &str = "<!-- bench/run: end -->";
 
@@ -15,7 +16,7 @@ pub struct Runs<'a> {
     /// Per stdio server, its rounds.
     pub stdio: Vec<(&'a str, Vec<stdio::Figures>)>,
     /// Per HTTP server, its rounds: the levels and the RSS after the calls.
-    pub http: Vec<(&'a str, Vec<(Vec<http::Level>, f64)>)>,
+    pub http: Vec<(&'a str, Vec<http::Run>)>,
 }
 
 /// What the tables are headed with.
@@ -106,21 +107,30 @@ pub fn render(runs: &Runs, context: &Context) -> String {
         .iter()
         .map(|(name, rounds)| {
             let level = |i: usize, pick: fn(&http::Level) -> f64| {
-                median(rounds.iter().map(|(levels, _)| pick(&levels[i])))
+                median(rounds.iter().map(|run| pick(&run.levels[i])))
             };
             HttpRow {
                 name,
-                per_s: (0..CONNECTIONS.len()).map(|i| level(i, |l| l.per_s)).collect(),
-                p50: (0..CONNECTIONS.len()).map(|i| level(i, |l| l.p50_us)).collect(),
-                p99: (0..CONNECTIONS.len()).map(|i| level(i, |l| l.p99_us)).collect(),
-                rss: median(rounds.iter().map(|(_, rss)| *rss)),
+                per_s: (0..CONNECTIONS.len())
+                    .map(|i| level(i, |l| l.per_s))
+                    .collect(),
+                p50: (0..CONNECTIONS.len())
+                    .map(|i| level(i, |l| l.p50_us))
+                    .collect(),
+                p99: (0..CONNECTIONS.len())
+                    .map(|i| level(i, |l| l.p99_us))
+                    .collect(),
+                rss: median(rounds.iter().map(|run| run.rss_mb)),
             }
         })
         .collect();
 
     let find = |name: &str| stdio.iter().find(|r| r.name == name);
     let limit = find("limit");
-    let rmcp: Vec<&StdioRow> = stdio.iter().filter(|r| r.name.starts_with("rmcp")).collect();
+    let rmcp: Vec<&StdioRow> = stdio
+        .iter()
+        .filter(|r| r.name.starts_with("rmcp"))
+        .collect();
     let best_p50 = rmcp.iter().map(|r| r.p50).fold(f64::INFINITY, f64::min);
     let best_per_s = rmcp.iter().map(|r| r.per_s).fold(0.0, f64::max);
     let ts_per_s = find("TS SDK").map_or(0.0, |r| r.per_s);
@@ -162,7 +172,11 @@ pub fn render(runs: &Runs, context: &Context) -> String {
     );
     out.push_str("|---|---|---|---|---|---|---|---|\n");
     let join = |values: &[f64], format: fn(f64) -> String| {
-        values.iter().map(|v| format(*v)).collect::<Vec<_>>().join(" / ")
+        values
+            .iter()
+            .map(|v| format(*v))
+            .collect::<Vec<_>>()
+            .join(" / ")
     };
     for row in &http {
         let vs_rmcp = rmcp_http.map_or("–".to_string(), |base| {
@@ -201,6 +215,11 @@ pub fn write_section(doc: &Path, section: &str) -> Result<(), String> {
         .find(END)
         .ok_or_else(|| format!("{} has no line {END}", doc.display()))?
         + start;
-    let updated = format!("{}\n{}\n{}", &text[..start], section.trim_end(), &text[end..]);
+    let updated = format!(
+        "{}\n{}\n{}",
+        &text[..start],
+        section.trim_end(),
+        &text[end..]
+    );
     std::fs::write(doc, updated).map_err(|e| format!("write {}: {e}", doc.display()))
 }

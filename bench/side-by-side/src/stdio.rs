@@ -98,7 +98,9 @@ pub fn measure(command: &[String], expect: Expect, counts: Counts) -> Result<Fig
     }
     let pipelined_started = Instant::now();
     let writer = std::thread::spawn(move || {
-        let written = input.write_all(batch.as_bytes()).and_then(|()| input.flush());
+        let written = input
+            .write_all(batch.as_bytes())
+            .and_then(|()| input.flush());
         (input, written)
     });
     let mut seen = vec![false; counts.pipelined as usize];
@@ -123,7 +125,9 @@ pub fn measure(command: &[String], expect: Expect, counts: Counts) -> Result<Fig
         calls::check(expect, index, &line).map_err(fail)?;
     }
     let pipelined_s = pipelined_started.elapsed().as_secs_f64();
-    let (input, written) = writer.join().map_err(|_| "the writer panicked".to_string())?;
+    let (input, written) = writer
+        .join()
+        .map_err(|_| "the writer panicked".to_string())?;
     written.map_err(|e| fail(format!("write: {e}")))?;
     let rss_after_mb = proc::rss_mb(pid);
     drop(input);

@@ -33,7 +33,9 @@ fn stdio() -> Result<(), String> {
     let mut line = Vec::new();
     loop {
         line.clear();
-        let read = input.read_until(b'\n', &mut line).map_err(|e| e.to_string())?;
+        let read = input
+            .read_until(b'\n', &mut line)
+            .map_err(|e| e.to_string())?;
         if read == 0 {
             return Ok(());
         }
