@@ -168,6 +168,7 @@ impl LoadedUnits {
     pub fn files_read(&self) -> Vec<PathBuf> {
         let mut paths: Vec<PathBuf> = (0..self.db.len())
             .map(|index| self.db.get(FileId(index as u32)).path.clone())
+            .filter(|path| path != std::path::Path::new(crate::model::SUPPORT_PATH))
             .collect();
         paths.sort();
         paths.dedup();

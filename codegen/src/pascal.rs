@@ -6,7 +6,7 @@ mod steps;
 
 use crate::model::{Model, Tool};
 use crate::resolve::{Conv, Resolved};
-use crate::schema::export_symbol;
+use crate::schema::export_symbol_of;
 use crate::templates::{self, RenderError};
 use delphi_mcp_manifest::Manifest;
 use delphi_mcp_parser::ast::ParamMode;
@@ -124,6 +124,7 @@ fn temp_for(conv: &Conv) -> &'static str {
         | Conv::Bytes
         | Conv::Strings { .. } => "__McpC: Integer",
         Conv::JsonObject | Conv::JsonValue => "__McpR: RawByteString",
+        Conv::Context => "__McpP: Pointer",
         Conv::Int | Conv::Enum | Conv::Comp => "__McpI: Int64",
         Conv::Uint => "__McpU: UInt64",
         Conv::Double | Conv::Single | Conv::Currency | Conv::DateTime => "__McpD: Double",
@@ -157,7 +158,10 @@ fn tool_ctx(index: usize, tool: &Tool) -> ToolCtx {
             var: var.clone(),
             pascal_type: pascal_type.clone(),
         });
-        if matches!(conv, Conv::Strings { .. } | Conv::JsonObject) {
+        if matches!(
+            conv,
+            Conv::Strings { .. } | Conv::JsonObject | Conv::Context
+        ) {
             prologue.push(format!("{var} := nil;"));
             epilogue.push(format!("{var}.Free;"));
         }
@@ -168,7 +172,12 @@ fn tool_ctx(index: usize, tool: &Tool) -> ToolCtx {
             continue;
         }
         let mut steps = None;
-        if *conv == Conv::JsonObject {
+        if *conv == Conv::Context {
+            let mut read = Steps::default();
+            read.read_context(params.len(), &var, pascal_type);
+            temps.push(temp_for(conv).to_string());
+            steps = Some(read.steps);
+        } else if *conv == Conv::JsonObject {
             let mut read = Steps::default();
             read.read_json_arguments(params.len(), &var);
             temps.push(temp_for(conv).to_string());
@@ -254,7 +263,7 @@ fn tool_ctx(index: usize, tool: &Tool) -> ToolCtx {
     ToolCtx {
         name: tool.name.clone(),
         ident: format!("__McpTool{}", index + 1),
-        export: export_symbol(&tool.name),
+        export: export_symbol_of(&tool.role, &tool.name),
         routine: tool.routine.clone(),
         source: format!(
             "{}:{}",
@@ -357,6 +366,17 @@ pub fn render_stubs(model: &Model, manifest: &Manifest) -> Result<PascalFiles, R
     }
     if convs.iter().any(|c| **c == Conv::JsonObject) {
         support_uses.push("{$IFDEF FPC}fpjson, jsonparser{$ELSE}System.JSON{$ENDIF}");
+    }
+    // The call context and the content records are declared there.
+    let support_prefix = format!("{}.", crate::model::SUPPORT_UNIT);
+    if model.tools.iter().any(|t| {
+        t.params
+            .iter()
+            .filter_map(|p| p.resolved.as_ref())
+            .chain(&t.result)
+            .any(|r| r.pascal_type.starts_with(&support_prefix))
+    }) {
+        support_uses.push(crate::model::SUPPORT_UNIT);
     }
     let common = context! {
         generator => manifest.generator.clone(),

@@ -75,6 +75,9 @@ pub enum Conv {
         /// The class the stub creates and frees (`TStringList` for both).
         class: String,
     },
+    /// ABI 3: the `TMcpContext` call context; the stub creates it from the context slot and
+    /// frees it after the call.
+    Context,
 }
 
 impl Conv {

@@ -1,10 +1,11 @@
 //! JSON Schemas of tools (draft 2020-12) and the manifest built from the tool model.
 
-use crate::model::{Model, Tool};
+use crate::model::{Model, Role, Tool};
 use crate::types::json_schema;
 use delphi_mcp_manifest::abi::ABI_VERSION;
 use delphi_mcp_manifest::{
-    DelphiBinding, Manifest, OutputEntry, ParamEntry, ToolEntry, MANIFEST_FORMAT_VERSION,
+    CompletionEntry, DelphiBinding, Manifest, OutputEntry, ParamEntry, PromptArgumentEntry,
+    PromptEntry, ResourceEntry, ResourceTemplateEntry, ToolEntry, MANIFEST_FORMAT_VERSION,
 };
 use serde_json::{json, Map, Value};
 
@@ -77,66 +78,126 @@ pub fn output_schema(tool: &Tool) -> Value {
 
 /// The manifest of a model.
 pub fn build_manifest(model: &Model, name: &str) -> Manifest {
-    let tools = model
-        .tools
-        .iter()
-        .map(|tool| ToolEntry {
-            name: tool.name.clone(),
-            title: tool.title.clone(),
-            description: tool.description.clone(),
-            input_schema: input_schema(tool),
-            output_schema: output_schema(tool),
-            annotations: tool.annotations.clone(),
-            delphi: DelphiBinding {
-                export: export_symbol(&tool.name),
-                routine: tool.routine.clone(),
-                call: tool.call.clone(),
-                params: tool
-                    .params
-                    .iter()
-                    .filter(|p| p.in_schema() && tool.json_schema.is_none())
-                    .filter_map(|p| {
-                        p.resolved.as_ref().map(|r| ParamEntry {
-                            name: p.json_name.clone(),
-                            delphi_type: p.delphi_type.clone(),
-                            ty: r.value.clone(),
-                            optional: p.default_pascal.is_some(),
-                            default: p.default_json.clone(),
-                        })
-                    })
-                    .collect(),
-                result: tool.result.as_ref().map(|r| r.value.clone()),
-                outputs: tool
-                    .params
-                    .iter()
-                    .filter(|p| p.is_output())
-                    .filter_map(|p| {
-                        p.resolved.as_ref().map(|r| OutputEntry {
-                            name: p.json_name.clone(),
-                            delphi_type: p.delphi_type.clone(),
-                            ty: r.value.clone(),
-                        })
-                    })
-                    .collect(),
-                json_arguments: tool.json_schema.is_some(),
-                source: tool.source.clone(),
-            },
-        })
-        .collect();
-    Manifest {
+    let mut manifest = Manifest {
         format_version: MANIFEST_FORMAT_VERSION,
         abi_version: ABI_VERSION,
         name: name.to_string(),
         target: model.target.clone(),
         generator: format!("delphi-mcp {}", env!("CARGO_PKG_VERSION")),
-        tools,
+        tools: Vec::new(),
+        resources: Vec::new(),
+        resource_templates: Vec::new(),
+        prompts: Vec::new(),
+        completions: Vec::new(),
+    };
+    for tool in &model.tools {
+        let delphi = binding(tool);
+        let description = (!tool.description.trim().is_empty()).then(|| tool.description.clone());
+        match &tool.role {
+            Role::Tool => manifest.tools.push(ToolEntry {
+                name: tool.name.clone(),
+                title: tool.title.clone(),
+                description: tool.description.clone(),
+                input_schema: input_schema(tool),
+                output_schema: tool.content.is_none().then(|| output_schema(tool)),
+                annotations: tool.annotations.clone(),
+                delphi,
+            }),
+            Role::Resource { uri, mime_type } => manifest.resources.push(ResourceEntry {
+                uri: uri.clone(),
+                name: tool.name.clone(),
+                title: tool.title.clone(),
+                description,
+                mime_type: mime_type.clone(),
+                delphi,
+            }),
+            Role::ResourceTemplate {
+                uri_template,
+                mime_type,
+            } => manifest.resource_templates.push(ResourceTemplateEntry {
+                uri_template: uri_template.clone(),
+                name: tool.name.clone(),
+                title: tool.title.clone(),
+                description,
+                mime_type: mime_type.clone(),
+                delphi,
+            }),
+            Role::Prompt => manifest.prompts.push(PromptEntry {
+                name: tool.name.clone(),
+                title: tool.title.clone(),
+                description,
+                arguments: tool
+                    .params
+                    .iter()
+                    .filter(|p| p.in_schema())
+                    .map(|p| PromptArgumentEntry {
+                        name: p.json_name.clone(),
+                        description: p.description.clone(),
+                        required: p.default_pascal.is_none(),
+                    })
+                    .collect(),
+                delphi,
+            }),
+            Role::Completion { target, argument } => manifest.completions.push(CompletionEntry {
+                name: tool.name.clone(),
+                target: target.clone(),
+                argument: argument.clone(),
+                delphi,
+            }),
+        }
+    }
+    manifest
+}
+
+/// How the runtime calls an entry.
+fn binding(tool: &Tool) -> DelphiBinding {
+    DelphiBinding {
+        export: export_symbol_of(&tool.role, &tool.name),
+        routine: tool.routine.clone(),
+        call: tool.call.clone(),
+        params: tool
+            .params
+            .iter()
+            .filter(|p| p.in_abi() && tool.json_schema.is_none())
+            .filter_map(|p| {
+                p.resolved.as_ref().map(|r| ParamEntry {
+                    name: p.json_name.clone(),
+                    delphi_type: p.delphi_type.clone(),
+                    ty: r.value.clone(),
+                    optional: p.default_pascal.is_some(),
+                    default: p.default_json.clone(),
+                })
+            })
+            .collect(),
+        result: tool.result.as_ref().map(|r| r.value.clone()),
+        outputs: tool
+            .params
+            .iter()
+            .filter(|p| p.is_output())
+            .filter_map(|p| {
+                p.resolved.as_ref().map(|r| OutputEntry {
+                    name: p.json_name.clone(),
+                    delphi_type: p.delphi_type.clone(),
+                    ty: r.value.clone(),
+                })
+            })
+            .collect(),
+        json_arguments: tool.json_schema.is_some(),
+        content: tool.content,
+        source: tool.source.clone(),
     }
 }
 
 /// The exported symbol of a tool's stub: `mcp_tool_` + the tool name (tool names are unique
 /// and their characters are valid in ELF, Mach-O and PE export names).
 pub fn export_symbol(tool_name: &str) -> String {
-    format!("mcp_tool_{tool_name}")
+    export_symbol_of(&Role::Tool, tool_name)
+}
+
+/// The exported symbol of an entry's stub: the role's prefix ([`Role::export_prefix`]) + its
+/// name (unique within the role).
+pub fn export_symbol_of(role: &Role, name: &str) -> String {
+    format!("{}{name}", role.export_prefix())
 }
 
 /// The manifest as pretty JSON with a final newline (deterministic: field order is fixed by the

@@ -291,6 +291,8 @@ pub fn json_schema(ty: &ValueType) -> serde_json::Value {
         ValueType::Bytes => json!({"type": "string", "contentEncoding": "base64"}),
         ValueType::Strings => json!({"type": "array", "items": {"type": "string"}}),
         ValueType::Json => json!({}),
+        // Never in a schema: the context is no argument.
+        ValueType::Context => json!({}),
     }
 }
 

@@ -209,7 +209,11 @@ fn method(
         ty,
         optional,
         ..
-    } in &tool.delphi.params
+    } in tool
+        .delphi
+        .params
+        .iter()
+        .filter(|p| p.ty != delphi_mcp_manifest::ValueType::Context)
     {
         let mapped = types.map(ty, true).map_err(|why| {
             unsupported(format!(

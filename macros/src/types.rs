@@ -179,6 +179,8 @@ impl TypeSet {
             )),
             // The result of a JSON handler: any JSON.
             ValueType::Json => scalar(quote!(::delphi_mcp_runtime::bind::__private::Value)),
+            // Never a Rust argument: the runtime passes the call context itself.
+            ValueType::Context => Err("the call context is passed by the runtime".into()),
         }
     }
 

@@ -15,15 +15,21 @@
 //! argument blocks after validating the whole value; the library writes result blocks. Each
 //! side frees what it allocated: the runtime owns argument blocks and their strings, and
 //! releases a result block's strings and the block itself through `mcp_free`.
+//!
+//! Version 3 adds the call context ([`AbiKind::Context`], [`ContextAbi`]: progress, logging,
+//! cancellation and requests to the client through function pointers the runtime supplies),
+//! the tool-error status ([`status::TOOL_ERROR`]) and the exports of resources, prompts and
+//! completion providers (same signature as tools; `docs/abi.md`).
 
 use serde::{Deserialize, Serialize};
 use std::ffi::c_void;
 
 /// Version of the binary interface between generated stubs and the runtime (`docs/abi.md`).
-pub const ABI_VERSION: u32 = 2;
+pub const ABI_VERSION: u32 = 3;
 
-/// Oldest ABI version the runtime still loads: version 1 libraries (scalars only) are served
-/// unchanged, since version 2 only adds kinds.
+/// Oldest ABI version the runtime still loads: version 1 libraries (scalars only) and version 2
+/// libraries (composite values) are served unchanged, since versions 2 and 3 only add kinds and
+/// exports.
 pub const MIN_ABI_VERSION: u32 = 1;
 
 /// Whether the runtime loads libraries (and manifests) of ABI `version`.
@@ -56,6 +62,8 @@ pub enum AbiKind {
     Array = 7,
     /// Version 2. `ptr`/`len` hold raw bytes (`TBytes`).
     Bytes = 8,
+    /// Version 3. The call context: `ptr` points at a [`ContextAbi`] valid during the call.
+    Context = 9,
 }
 
 impl AbiKind {
@@ -71,6 +79,7 @@ impl AbiKind {
             6 => AbiKind::Record,
             7 => AbiKind::Array,
             8 => AbiKind::Bytes,
+            9 => AbiKind::Context,
             _ => return None,
         })
     }
@@ -87,6 +96,7 @@ impl AbiKind {
             AbiKind::Record => "record",
             AbiKind::Array => "array",
             AbiKind::Bytes => "bytes",
+            AbiKind::Context => "context",
         }
     }
 
@@ -139,6 +149,92 @@ pub mod status {
     pub const BAD_ARGUMENT: i32 = 2;
     /// The call itself was malformed (argument count or kinds); the out value is a String.
     pub const BAD_CALL: i32 = 3;
+    /// Version 3. The Pascal code raised `EMcpToolError`: the out value is a String holding the
+    /// message only, which reaches the client verbatim.
+    pub const TOOL_ERROR: i32 = 4;
+}
+
+/// Status codes of the call context's functions ([`ContextAbi`]).
+pub mod context_status {
+    /// Done (a notification was sent, or the client answered).
+    pub const OK: i32 = 0;
+    /// Nothing was sent: the client gave no progress token, or the log level is below the
+    /// client's `logging/setLevel`.
+    pub const SKIPPED: i32 = 1;
+    /// The client does not offer what was asked (no `elicitation`, `sampling` or `roots`
+    /// capability, or a transport without server-to-client requests); the answer holds why.
+    pub const UNSUPPORTED: i32 = 2;
+    /// The request failed (the client answered with an error, or went away); the answer holds
+    /// the message.
+    pub const FAILED: i32 = 3;
+    /// The context is no longer valid: its tool call has returned.
+    pub const EXPIRED: i32 = 4;
+    /// Elicitation: the user declined.
+    pub const DECLINED: i32 = 5;
+    /// Elicitation: the user cancelled (dismissed the request).
+    pub const CANCELLED: i32 = 6;
+}
+
+/// Version 3: `Progress(Handle, Done, Total, Message, MessageLen)`; `Total` < 0: unknown.
+pub type ContextProgressFn =
+    unsafe extern "C" fn(handle: usize, done: f64, total: f64, msg: *const u8, len: isize) -> i32;
+/// Version 3: `Log(Handle, Level, Message, MessageLen)`; levels 0 (debug) to 7 (emergency).
+pub type ContextLogFn =
+    unsafe extern "C" fn(handle: usize, level: i32, msg: *const u8, len: isize) -> i32;
+/// Version 3: `Cancelled(Handle)`: 1 when the client cancelled the call (or the deadline passed).
+pub type ContextCancelledFn = unsafe extern "C" fn(handle: usize) -> i32;
+/// Version 3: `Request(Handle, Kind, Params, ParamsLen, Answer, AnswerLen)`: a request to the
+/// client ([`request_kind`]) with JSON params; blocks until the client answers. `Answer`
+/// receives UTF-8 text allocated by the runtime (released with `Free`): what [`request_kind`]
+/// says for OK, a message for any other status.
+pub type ContextRequestFn = unsafe extern "C" fn(
+    handle: usize,
+    kind: i32,
+    params: *const u8,
+    params_len: isize,
+    answer: *mut *mut u8,
+    answer_len: *mut isize,
+) -> i32;
+/// The requests a tool can make of the client through [`ContextRequestFn`].
+pub mod request_kind {
+    /// `elicitation/create`; params `{"message", "requestedSchema"}`. Status OK (accepted):
+    /// the answer is the JSON text of `content`; [`super::context_status::DECLINED`] or
+    /// [`super::context_status::CANCELLED`]: the user's choice, no answer text.
+    pub const ELICIT: i32 = 1;
+    /// `sampling/createMessage`; params as the spec says. Answer: the text of the reply when
+    /// its content is text, else the result's JSON text.
+    pub const SAMPLE: i32 = 2;
+    /// `roots/list`; no params. Answer: the JSON text of the `roots` array.
+    pub const ROOTS: i32 = 3;
+}
+/// Version 3: `Free(P)`: releases an answer of `Request`.
+pub type ContextFreeFn = unsafe extern "C" fn(ptr: *mut u8);
+
+/// Version 3: the call context the runtime hands a tool that declares a `TMcpContext`
+/// parameter (kind [`AbiKind::Context`], `ptr` pointing at this record). Valid during the call;
+/// the `handle` names the call, and its functions refuse a handle whose call has returned.
+///
+/// Pascal: `TMcpAbiContext = record Size: Int32; Flags: Int32; Handle: NativeUInt;
+/// Progress, Log, Cancelled, Request, Free: Pointer; end;` (`McpAttributes.pas`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ContextAbi {
+    /// `size_of::<ContextAbi>()`, so later versions can add functions at the end.
+    pub size: i32,
+    /// Reserved, 0.
+    pub flags: i32,
+    /// Names the call.
+    pub handle: usize,
+    /// [`ContextProgressFn`].
+    pub progress: ContextProgressFn,
+    /// [`ContextLogFn`].
+    pub log: ContextLogFn,
+    /// [`ContextCancelledFn`].
+    pub cancelled: ContextCancelledFn,
+    /// [`ContextRequestFn`].
+    pub request: ContextRequestFn,
+    /// [`ContextFreeFn`].
+    pub free: ContextFreeFn,
 }
 
 /// `function mcp_abi_version: Int32; cdecl;`
@@ -150,6 +246,7 @@ pub type InitFn = unsafe extern "C" fn(error: *mut AbiValue) -> i32;
 /// `procedure mcp_free(P: Pointer); cdecl;`: frees a string the library returned.
 pub type FreeFn = unsafe extern "C" fn(ptr: *mut c_void);
 /// `function mcp_tool_X(Args: PMcpAbiValue; Count: Int32; Result: PMcpAbiValue): Int32; cdecl;`
+/// (also the exports of resources, prompts and completion providers, version 3).
 pub type ToolFn =
     unsafe extern "C" fn(args: *const AbiValue, count: i32, out: *mut AbiValue) -> i32;
 

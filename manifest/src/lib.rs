@@ -20,11 +20,16 @@
 
 pub mod abi;
 mod canonical;
+mod features;
 pub mod json_schema;
 mod manifest;
 pub mod naming;
 
 pub use canonical::{first_difference, Difference};
+pub use features::{
+    CompletionEntry, CompletionTarget, ContentShape, PromptArgumentEntry, PromptEntry,
+    ResourceEntry, ResourceTemplateEntry,
+};
 pub use manifest::{
     CallKind, DateTimePart, DelphiBinding, EnumMemberEntry, FieldEntry, InvalidManifest, Manifest,
     NumberRepr, OutputEntry, ParamEntry, SourceLocation, StringRepr, ToolAnnotations, ToolEntry,

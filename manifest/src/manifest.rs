@@ -7,6 +7,9 @@
 //! and default. See `docs/manifest.md`.
 
 use crate::abi::{self, AbiKind, ABI_VERSION, MIN_ABI_VERSION};
+use crate::features::{
+    CompletionEntry, ContentShape, PromptEntry, ResourceEntry, ResourceTemplateEntry,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
@@ -32,6 +35,18 @@ pub struct Manifest {
     pub generator: String,
     /// The tools, sorted by name.
     pub tools: Vec<ToolEntry>,
+    /// ABI 3: resources with a fixed URI, sorted by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<ResourceEntry>,
+    /// ABI 3: resource templates, sorted by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resource_templates: Vec<ResourceTemplateEntry>,
+    /// ABI 3: prompts, sorted by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prompts: Vec<PromptEntry>,
+    /// ABI 3: completion providers, sorted by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub completions: Vec<CompletionEntry>,
 }
 
 /// One tool: an MCP Tool object plus marshalling data.
@@ -47,8 +62,10 @@ pub struct ToolEntry {
     pub description: String,
     /// JSON Schema (draft 2020-12) of the arguments object.
     pub input_schema: serde_json::Value,
-    /// JSON Schema of `structuredContent`: `{"result": T}` or `{"success": true}`.
-    pub output_schema: serde_json::Value,
+    /// JSON Schema of `structuredContent`: `{"result": T}` or `{"success": true}`; absent for
+    /// a tool whose result is content blocks (ABI 3, [`DelphiBinding::content`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<serde_json::Value>,
     /// MCP tool annotations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<ToolAnnotations>,
@@ -103,6 +120,10 @@ pub struct DelphiBinding {
     /// passed as one `string` argument, its JSON text; `params` is empty.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub json_arguments: bool,
+    /// ABI 3: the result is one of `McpAttributes.pas`'s content records, sent as content
+    /// blocks rather than `structuredContent`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<ContentShape>,
     /// Where the routine is declared.
     pub source: SourceLocation,
 }
@@ -257,6 +278,9 @@ pub enum ValueType {
     Strings,
     /// ABI 2. The result of a JSON handler: any JSON value. ABI: `string` (its JSON text).
     Json,
+    /// ABI 3. The call context (`TMcpContext`): not an argument of the schema; the runtime
+    /// passes its functions. ABI: `context`.
+    Context,
 }
 
 /// Pascal floating-point representations.
@@ -381,6 +405,13 @@ pub enum InvalidManifest {
     /// An ABI 1 manifest uses what only ABI 2 has (composite values, `var`/`out` parameters).
     #[error("tool `{0}` uses composite values or var/out parameters, which need ABI version 2")]
     NeedsAbi2(String),
+    /// A manifest of ABI 1 or 2 uses what only ABI 3 has (a call context, content results,
+    /// resources, prompts, completions).
+    #[error("`{0}` uses a call context, content results, resources, prompts or completions, which need ABI version 3")]
+    NeedsAbi3(String),
+    /// Two resources, templates, prompts or completion providers have the same name or URI.
+    #[error("{0} is listed twice")]
+    Duplicate(String),
     /// Two tools have the same name.
     #[error("tool `{0}` is listed twice")]
     DuplicateTool(String),
@@ -431,8 +462,60 @@ impl Manifest {
             if manifest.abi_version < 2 && tool.needs_abi_2() {
                 return Err(InvalidManifest::NeedsAbi2(tool.name.clone()));
             }
+            if manifest.abi_version < 3 && tool.delphi.needs_abi_3() {
+                return Err(InvalidManifest::NeedsAbi3(tool.name.clone()));
+            }
         }
+        if manifest.abi_version < 3 {
+            if let Some(first) = manifest.callables().nth(manifest.tools.len()) {
+                return Err(InvalidManifest::NeedsAbi3(first.export.clone()));
+            }
+        }
+        manifest.check_unique()?;
         Ok(manifest)
+    }
+
+    /// The bindings of everything the library exports a stub for, in the order hosts number
+    /// them: tools, resources, resource templates, prompts, completion providers.
+    pub fn callables(&self) -> impl Iterator<Item = &DelphiBinding> {
+        self.tools
+            .iter()
+            .map(|t| &t.delphi)
+            .chain(self.resources.iter().map(|r| &r.delphi))
+            .chain(self.resource_templates.iter().map(|r| &r.delphi))
+            .chain(self.prompts.iter().map(|p| &p.delphi))
+            .chain(self.completions.iter().map(|c| &c.delphi))
+    }
+
+    fn check_unique(&self) -> Result<(), InvalidManifest> {
+        let mut seen = HashSet::new();
+        let keys = self
+            .resources
+            .iter()
+            .map(|r| format!("resource `{}`", r.uri))
+            .chain(
+                self.resource_templates
+                    .iter()
+                    .map(|r| format!("resource template `{}`", r.uri_template)),
+            )
+            .chain(self.prompts.iter().map(|p| format!("prompt `{}`", p.name)))
+            .chain(
+                self.callables()
+                    .map(|binding| format!("export `{}`", binding.export)),
+            );
+        for key in keys {
+            if !seen.insert(key.clone()) {
+                return Err(InvalidManifest::Duplicate(key));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl DelphiBinding {
+    /// Whether the binding uses what only ABI 3 has.
+    pub fn needs_abi_3(&self) -> bool {
+        self.content.is_some() || self.params.iter().any(|p| p.ty == ValueType::Context)
     }
 }
 
@@ -462,6 +545,7 @@ impl ValueType {
             ValueType::Record { .. } => AbiKind::Record,
             ValueType::Array { .. } | ValueType::Set { .. } | ValueType::Strings => AbiKind::Array,
             ValueType::Bytes => AbiKind::Bytes,
+            ValueType::Context => AbiKind::Context,
         }
     }
 
@@ -492,15 +576,21 @@ mod tests {
         };
         let scalar = r#"{"kind":"boolean"}"#;
         let bytes = r#"{"kind":"bytes"}"#;
+        let context = r#"{"kind":"context"}"#;
         assert!(Manifest::from_json(manifest(1, scalar).as_bytes()).is_ok());
         assert!(Manifest::from_json(manifest(2, bytes).as_bytes()).is_ok());
+        assert!(Manifest::from_json(manifest(3, context).as_bytes()).is_ok());
         assert_eq!(
             Manifest::from_json(manifest(1, bytes).as_bytes()),
             Err(InvalidManifest::NeedsAbi2("t".into()))
         );
         assert_eq!(
-            Manifest::from_json(manifest(3, scalar).as_bytes()),
-            Err(InvalidManifest::AbiVersion { found: 3 })
+            Manifest::from_json(manifest(2, context).as_bytes()),
+            Err(InvalidManifest::NeedsAbi3("t".into()))
+        );
+        assert_eq!(
+            Manifest::from_json(manifest(4, scalar).as_bytes()),
+            Err(InvalidManifest::AbiVersion { found: 4 })
         );
     }
 

@@ -110,7 +110,23 @@ fn the_documented_schema_covers_every_field() {
         },
         ValueType::Strings,
         ValueType::Json,
+        ValueType::Context,
     ];
+    let binding = |export: &str| DelphiBinding {
+        export: export.into(),
+        routine: "U.R".into(),
+        call: CallKind::Routine,
+        params: vec![param("Id", ValueType::Boolean)],
+        result: Some(ValueType::Bytes),
+        outputs: Vec::new(),
+        json_arguments: false,
+        content: None,
+        source: SourceLocation {
+            file: "U.pas".into(),
+            line: 1,
+            column: 1,
+        },
+    };
     let manifest = Manifest {
         format_version: MANIFEST_FORMAT_VERSION,
         abi_version: ABI_VERSION,
@@ -122,7 +138,7 @@ fn the_documented_schema_covers_every_field() {
             title: Some("T".into()),
             description: "d".into(),
             input_schema: Value::Object(Default::default()),
-            output_schema: Value::Object(Default::default()),
+            output_schema: Some(Value::Object(Default::default())),
             annotations: Some(ToolAnnotations {
                 title: Some("T".into()),
                 read_only_hint: Some(true),
@@ -145,12 +161,46 @@ fn the_documented_schema_covers_every_field() {
                     ty: ValueType::Boolean,
                 }],
                 json_arguments: true,
+                content: Some(ContentShape::Blocks),
                 source: SourceLocation {
                     file: "U.pas".into(),
                     line: 1,
                     column: 1,
                 },
             },
+        }],
+        resources: vec![ResourceEntry {
+            uri: "test://r".into(),
+            name: "r".into(),
+            title: Some("R".into()),
+            description: Some("d".into()),
+            mime_type: Some("text/plain".into()),
+            delphi: binding("mcp_resource_r"),
+        }],
+        resource_templates: vec![ResourceTemplateEntry {
+            uri_template: "test://{Id}".into(),
+            name: "t".into(),
+            title: Some("T".into()),
+            description: Some("d".into()),
+            mime_type: Some("text/plain".into()),
+            delphi: binding("mcp_template_t"),
+        }],
+        prompts: vec![PromptEntry {
+            name: "p".into(),
+            title: Some("P".into()),
+            description: Some("d".into()),
+            arguments: vec![PromptArgumentEntry {
+                name: "Id".into(),
+                description: Some("d".into()),
+                required: true,
+            }],
+            delphi: binding("mcp_prompt_p"),
+        }],
+        completions: vec![CompletionEntry {
+            name: "c".into(),
+            target: CompletionTarget::Prompt { name: "p".into() },
+            argument: "Id".into(),
+            delphi: binding("mcp_complete_c"),
         }],
     };
     let value = serde_json::to_value(&manifest).expect("serializes");

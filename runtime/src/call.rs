@@ -4,11 +4,13 @@
 //! both call through [`call_tool`], so a client and a Rust caller meet the same checks and the
 //! same messages.
 
-use crate::host::{CallControl, CallError, ReturnValue, ToolHost};
+use crate::context::{CallContext, ContextArg};
+use crate::host::{ArgValue, CallControl, CallError, ReturnValue, ToolHost};
 use crate::{marshal, values};
 use delphi_mcp_manifest::abi::status;
-use delphi_mcp_manifest::ToolEntry;
+use delphi_mcp_manifest::{DelphiBinding, ToolEntry};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// Why a call of a tool failed. The texts are those an MCP client reads (with `isError`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -17,6 +19,14 @@ pub enum ToolError {
     /// ISO 8601, not an enumeration member, ...).
     #[error("{0}")]
     InvalidArguments(String),
+    /// The Pascal code raised `EMcpToolError` (ABI 3 status 4): its message, verbatim.
+    #[error("{message}")]
+    ToolFailed {
+        /// The tool.
+        tool: String,
+        /// The exception's message.
+        message: String,
+    },
     /// The Pascal code raised an exception (ABI status 1).
     #[error("Tool \"{tool}\" raised {message}")]
     Raised {
@@ -75,7 +85,15 @@ pub async fn call_tool(
     raw_arguments: Option<&str>,
     control: &CallControl,
 ) -> Result<Map<String, Value>, ToolError> {
-    let result = call_tool_value(host, index, tool, raw_arguments, control).await?;
+    let result = call_binding(
+        host,
+        index,
+        &tool.name,
+        &tool.delphi,
+        raw_arguments,
+        control,
+    )
+    .await?;
     let mut structured = Map::new();
     let outputs = &tool.delphi.outputs;
     let result = match (result, outputs.is_empty()) {
@@ -101,21 +119,52 @@ pub async fn call_tool(
     Ok(structured)
 }
 
-/// [`call_tool`] up to the returned value: the result (`None` for a procedure), or for a tool
-/// with `var`/`out` parameters the out record as an object.
-async fn call_tool_value(
+/// Calls the entry `index` of `host` ([`delphi_mcp_manifest::Manifest::callables`]: a tool, a
+/// resource, a prompt, a completion provider), named `name` in messages, with the raw JSON
+/// text of its arguments. Returns the result (`None` for a procedure), or for a tool with
+/// `var`/`out` parameters the out record as an object. A JSON handler's arguments must be
+/// checked against its schema first ([`call_tool`] does).
+pub async fn call_binding(
     host: &dyn ToolHost,
     index: usize,
-    tool: &ToolEntry,
+    name: &str,
+    binding: &DelphiBinding,
     raw_arguments: Option<&str>,
     control: &CallControl,
 ) -> Result<Option<Value>, ToolError> {
-    let args = if tool.delphi.json_arguments {
-        marshal::json_arguments(&tool.name, raw_arguments, &tool.input_schema)
+    let args = if binding.json_arguments {
+        let schema = host
+            .manifest()
+            .tools
+            .get(index)
+            .map(|tool| &tool.input_schema)
+            .unwrap_or(&Value::Null);
+        marshal::json_arguments(name, raw_arguments, schema)
     } else {
-        marshal::parse_arguments(&tool.name, raw_arguments, &tool.delphi.params)
+        marshal::parse_arguments(name, raw_arguments, &binding.params)
     }
     .map_err(|errors| ToolError::InvalidArguments(errors.to_string()))?;
+    call_marshalled(host, index, name, binding, args, control).await
+}
+
+/// [`call_binding`] with arguments already marshalled (a context argument is filled in here).
+pub async fn call_marshalled(
+    host: &dyn ToolHost,
+    index: usize,
+    name: &str,
+    binding: &DelphiBinding,
+    mut args: Vec<ArgValue>,
+    control: &CallControl,
+) -> Result<Option<Value>, ToolError> {
+    for arg in &mut args {
+        if let ArgValue::Context(context) = arg {
+            *context = ContextArg(Some(Arc::new(CallContext::new(
+                name,
+                control.cancelled.clone(),
+                control.client.clone(),
+            ))));
+        }
+    }
     let started = std::time::Instant::now();
     let returned = host
         .call(index, args, control)
@@ -125,18 +174,22 @@ async fn call_tool_value(
             CallError::Cancelled => ToolError::Cancelled,
             other => ToolError::Host(other),
         })?;
-    tracing::debug!(tool = %tool.name, status = returned.status, elapsed_us = started.elapsed().as_micros() as u64, "called");
+    tracing::debug!(tool = %name, status = returned.status, elapsed_us = started.elapsed().as_micros() as u64, "called");
     let message = || match &returned.value {
         ReturnValue::String(bytes) => String::from_utf8_lossy(bytes).into_owned(),
         other => format!("(no message; out value {other:?})"),
     };
-    let tool_name = || tool.name.clone();
+    let tool_name = || name.to_string();
     let failed = |message| ToolError::Failed {
         tool: tool_name(),
         message,
     };
     match returned.status {
-        status::OK if !tool.delphi.outputs.is_empty() => {
+        status::TOOL_ERROR => Err(ToolError::ToolFailed {
+            tool: tool_name(),
+            message: message(),
+        }),
+        status::OK if !binding.outputs.is_empty() => {
             let ReturnValue::Block(block) = &returned.value else {
                 return Err(failed(format!(
                     "the library returned {:?} where the out record of the var/out parameters belongs",
@@ -144,15 +197,15 @@ async fn call_tool_value(
                 )));
             };
             let mut fields: Vec<(&str, &delphi_mcp_manifest::ValueType)> = Vec::new();
-            if let Some(ty) = &tool.delphi.result {
+            if let Some(ty) = &binding.result {
                 fields.push(("result", ty));
             }
-            fields.extend(tool.delphi.outputs.iter().map(|o| (o.name.as_str(), &o.ty)));
+            fields.extend(binding.outputs.iter().map(|o| (o.name.as_str(), &o.ty)));
             values::read_record(block, &fields)
                 .map(|map| Some(Value::Object(map)))
                 .map_err(failed)
         }
-        status::OK => match &tool.delphi.result {
+        status::OK => match &binding.result {
             None => Ok(None),
             Some(ty) => marshal::result_to_json(ty, &returned.value)
                 .map(Some)

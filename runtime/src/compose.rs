@@ -152,6 +152,37 @@ impl<D: Dispatch> Dispatch for WithRustTools<D> {
     fn host_state(&self) -> Option<crate::host::HostState> {
         self.inner.host_state()
     }
+
+    fn manifest(&self) -> Option<&delphi_mcp_manifest::Manifest> {
+        self.inner.manifest()
+    }
+
+    fn read_resource<'a>(
+        &'a self,
+        uri: &'a str,
+        control: CallControl,
+    ) -> crate::dispatch::FeatureFuture<'a> {
+        self.inner.read_resource(uri, control)
+    }
+
+    fn get_prompt<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Option<&'a Map<String, Value>>,
+        control: CallControl,
+    ) -> crate::dispatch::FeatureFuture<'a> {
+        self.inner.get_prompt(name, arguments, control)
+    }
+
+    fn complete<'a>(
+        &'a self,
+        target: &'a delphi_mcp_manifest::CompletionTarget,
+        argument: &'a str,
+        value: &'a str,
+        control: CallControl,
+    ) -> crate::dispatch::FeatureFuture<'a> {
+        self.inner.complete(target, argument, value, control)
+    }
 }
 
 #[cfg(test)]

@@ -5,10 +5,11 @@
 //! stay in the transport and the rmcp adapter ([`crate::mcp`]).
 
 use crate::call::call_tool;
+use crate::features::{self, FeatureError};
 pub use crate::host::CallControl;
 use crate::host::{HostState, ToolHost};
 use crate::marshal;
-use delphi_mcp_manifest::{ToolEntry, VERSION_TOOL};
+use delphi_mcp_manifest::{CompletionTarget, Manifest, ToolEntry, VERSION_TOOL};
 use serde_json::{json, Map, Value};
 use std::future::Future;
 use std::pin::Pin;
@@ -34,6 +35,9 @@ pub struct ToolOutcome {
     pub text: String,
     /// True when the tool failed or the arguments were rejected (`isError`).
     pub is_error: bool,
+    /// ABI 3: content blocks (MCP JSON) sent instead of the text block, for a tool returning
+    /// a content record.
+    pub content: Option<Vec<Value>>,
 }
 
 impl ToolOutcome {
@@ -43,6 +47,17 @@ impl ToolOutcome {
             text: structured.to_string(),
             structured: Some(structured),
             is_error: false,
+            content: None,
+        }
+    }
+
+    /// A successful outcome of content blocks (no `structuredContent`).
+    pub fn blocks(content: Vec<Value>) -> ToolOutcome {
+        ToolOutcome {
+            structured: None,
+            text: String::new(),
+            is_error: false,
+            content: Some(content),
         }
     }
 
@@ -52,6 +67,7 @@ impl ToolOutcome {
             structured: None,
             text: message.into(),
             is_error: true,
+            content: None,
         }
     }
 }
@@ -67,6 +83,9 @@ pub enum DispatchError {
 /// Boxed future returned by [`Dispatch::call_tool`].
 pub type CallFuture<'a> =
     Pin<Box<dyn Future<Output = Result<ToolOutcome, DispatchError>> + Send + 'a>>;
+
+/// Boxed future of a resource, prompt or completion request: the result's JSON.
+pub type FeatureFuture<'a> = Pin<Box<dyn Future<Output = Result<Value, FeatureError>> + Send + 'a>>;
 
 /// What every transport serves.
 pub trait Dispatch: Send + Sync + 'static {
@@ -89,6 +108,34 @@ pub trait Dispatch: Send + Sync + 'static {
     fn host_state(&self) -> Option<HostState> {
         None
     }
+    /// The library's manifest, when there is one: its resources, templates, prompts and
+    /// completion providers are served.
+    fn manifest(&self) -> Option<&Manifest> {
+        None
+    }
+    /// `resources/read` of `uri`.
+    fn read_resource<'a>(&'a self, uri: &'a str, _control: CallControl) -> FeatureFuture<'a> {
+        Box::pin(async move { Err(FeatureError::ResourceNotFound(uri.to_string())) })
+    }
+    /// `prompts/get` of `name`.
+    fn get_prompt<'a>(
+        &'a self,
+        name: &'a str,
+        _arguments: Option<&'a Map<String, Value>>,
+        _control: CallControl,
+    ) -> FeatureFuture<'a> {
+        Box::pin(async move { Err(FeatureError::UnknownPrompt(name.to_string())) })
+    }
+    /// `completion/complete`: the `completion` object.
+    fn complete<'a>(
+        &'a self,
+        _target: &'a CompletionTarget,
+        _argument: &'a str,
+        _value: &'a str,
+        _control: CallControl,
+    ) -> FeatureFuture<'a> {
+        Box::pin(async move { Ok(json!({"values": [], "total": 0, "hasMore": false})) })
+    }
 }
 
 /// Serves a [`ToolHost`]'s tools plus the built-in `mcp_get_version`.
@@ -97,6 +144,7 @@ pub struct LibraryDispatch {
     host: Arc<dyn ToolHost>,
     identity: ServerIdentity,
     tools: Vec<Map<String, Value>>,
+    hide_exceptions: bool,
 }
 
 impl LibraryDispatch {
@@ -114,7 +162,15 @@ impl LibraryDispatch {
             host,
             identity,
             tools,
+            hide_exceptions: false,
         }
+    }
+
+    /// Sends clients "internal error" instead of the class and message of exceptions other
+    /// than `EMcpToolError` (logged on the server); `serve --hide-exceptions`.
+    pub fn hide_exceptions(mut self, hide: bool) -> LibraryDispatch {
+        self.hide_exceptions = hide;
+        self
     }
 
     /// The host.
@@ -163,17 +219,62 @@ impl Dispatch for LibraryDispatch {
             let Some((index, tool)) = self.host.tool(name) else {
                 return Err(DispatchError::UnknownTool(name.to_string()));
             };
-            Ok(
-                match call_tool(self.host.as_ref(), index, tool, raw_arguments, &control).await {
-                    Ok(structured) => ToolOutcome::success(Value::Object(structured)),
-                    Err(error) => ToolOutcome::error(error.to_string()),
-                },
-            )
+            let called = call_tool(self.host.as_ref(), index, tool, raw_arguments, &control).await;
+            Ok(match (called, tool.delphi.content) {
+                (Ok(mut structured), Some(shape)) => {
+                    let value = structured.remove("result").unwrap_or(Value::Null);
+                    match crate::content::blocks(shape, &value) {
+                        Ok(blocks) => ToolOutcome::blocks(blocks),
+                        Err(why) => ToolOutcome::error(format!("Tool \"{name}\" failed: {why}")),
+                    }
+                }
+                (Ok(structured), None) => ToolOutcome::success(Value::Object(structured)),
+                (Err(crate::call::ToolError::Raised { tool, message }), _)
+                    if self.hide_exceptions =>
+                {
+                    tracing::error!(%tool, %message, "tool raised (hidden from the client)");
+                    ToolOutcome::error(format!(
+                        "Tool \"{tool}\" failed with an internal error (details are in the server's log)"
+                    ))
+                }
+                (Err(error), _) => ToolOutcome::error(error.to_string()),
+            })
         })
     }
 
     fn host_state(&self) -> Option<HostState> {
         Some(self.host.state())
+    }
+
+    fn manifest(&self) -> Option<&Manifest> {
+        Some(self.host.manifest())
+    }
+
+    fn read_resource<'a>(&'a self, uri: &'a str, control: CallControl) -> FeatureFuture<'a> {
+        Box::pin(async move { features::read_resource(self.host.as_ref(), uri, &control).await })
+    }
+
+    fn get_prompt<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Option<&'a Map<String, Value>>,
+        control: CallControl,
+    ) -> FeatureFuture<'a> {
+        Box::pin(async move {
+            features::get_prompt(self.host.as_ref(), name, arguments, &control).await
+        })
+    }
+
+    fn complete<'a>(
+        &'a self,
+        target: &'a CompletionTarget,
+        argument: &'a str,
+        value: &'a str,
+        control: CallControl,
+    ) -> FeatureFuture<'a> {
+        Box::pin(async move {
+            features::complete(self.host.as_ref(), target, argument, value, &control).await
+        })
     }
 }
 
@@ -189,7 +290,9 @@ pub fn mcp_tool(entry: &ToolEntry) -> Map<String, Value> {
         Value::String(entry.description.clone()),
     );
     tool.insert("inputSchema".into(), entry.input_schema.clone());
-    tool.insert("outputSchema".into(), entry.output_schema.clone());
+    if let Some(schema) = &entry.output_schema {
+        tool.insert("outputSchema".into(), schema.clone());
+    }
     if let Some(annotations) = &entry.annotations {
         if let Ok(value) = serde_json::to_value(annotations) {
             tool.insert("annotations".into(), value);

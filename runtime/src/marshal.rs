@@ -154,6 +154,7 @@ pub fn describe(ty: &ValueType) -> String {
         ValueType::Bytes => "a base64 string".into(),
         ValueType::Json => "any JSON value".into(),
         ValueType::Strings => "an array of strings".into(),
+        ValueType::Context => "the call context (passed by the server, not an argument)".into(),
     }
 }
 
@@ -224,7 +225,11 @@ pub fn parse_arguments(
     let mut problems = Problems::new(tool);
     // One pass over the keys: how often each was given and its first value. Linear in the
     // number of members whatever they are (a hostile call may repeat one key 200,000 times).
-    let names: HashSet<&[u8]> = params.iter().map(|p| p.name.as_bytes()).collect();
+    let names: HashSet<&[u8]> = params
+        .iter()
+        .filter(|p| p.ty != ValueType::Context)
+        .map(|p| p.name.as_bytes())
+        .collect();
     let mut seen: HashMap<&[u8], (usize, &str)> = HashMap::with_capacity(members.len().min(1024));
     for (key, value) in &members {
         let entry = seen.entry(key.as_bytes()).or_insert((0, value.get()));
@@ -249,6 +254,7 @@ pub fn parse_arguments(
     let mut values = Vec::with_capacity(params.len());
     for param in params {
         let value = match seen.get(param.name.as_bytes()) {
+            _ if param.ty == ValueType::Context => Ok(ArgValue::Context(Default::default())),
             None if param.optional => Ok(ArgValue::Absent),
             None => Err((
                 String::new(),
@@ -269,6 +275,10 @@ pub fn parse_arguments(
 
 /// The message for a key that names no parameter.
 fn unknown_argument(key: Option<&str>, params: &[ParamEntry]) -> String {
+    let params: Vec<&ParamEntry> = params
+        .iter()
+        .filter(|p| p.ty != ValueType::Context)
+        .collect();
     let names: Vec<String> = params.iter().map(|p| format!("\"{}\"", p.name)).collect();
     let hint = match key {
         None => " (the name is not valid Unicode: it holds a lone surrogate)".to_string(),

@@ -7,14 +7,25 @@
 //! without it, the already parsed arguments are re-serialised (duplicates are then lost).
 
 use crate::dispatch::{CallControl, Dispatch, DispatchError, ToolOutcome};
+use crate::features::FeatureError;
+use crate::peer_link::PeerLink;
+use delphi_mcp_manifest::CompletionTarget;
+// Logging (`logging/setLevel`, log notifications) is deprecated by SEP-2577 for 2026-07-28 but
+// part of the handshake eras this server serves.
+#[allow(deprecated)]
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
-    CustomRequest, CustomResult, ErrorCode, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
+    CompleteResult, ContentBlock, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
+    GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde_json::{json, Value};
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// The raw JSON text of a `tools/call` request's `arguments`, attached by the transport.
@@ -53,6 +64,9 @@ pub fn supported_versions() -> Vec<ProtocolVersion> {
 pub struct McpServer {
     dispatch: Arc<dyn Dispatch>,
     tools: Arc<Vec<Tool>>,
+    /// The lowest log level sent to the client (`logging/setLevel`), an index of
+    /// [`crate::context::LOG_LEVELS`]; everything until the client sets one.
+    min_level: Arc<AtomicUsize>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -83,6 +97,21 @@ impl McpServer {
         McpServer {
             dispatch,
             tools: Arc::new(tools),
+            min_level: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    /// The control of a request: its cancellation and its client (for the call context).
+    fn control(&self, context: &RequestContext<RoleServer>) -> CallControl {
+        let link = PeerLink::new(
+            context.peer.clone(),
+            context.meta.get_progress_token(),
+            Arc::clone(&self.min_level),
+            is_stateless(context),
+        );
+        CallControl {
+            cancelled: context.ct.clone(),
+            client: Some(Arc::new(link)),
         }
     }
 
@@ -92,8 +121,32 @@ impl McpServer {
     }
 }
 
-/// Converts an outcome to an MCP result: `structuredContent` plus the same JSON as text.
+/// Whether the request is of the stateless era (2026-07-28 and later).
+fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .meta
+        .protocol_version()
+        .is_some_and(|version| version.as_str() >= "2026-07-28")
+}
+
+/// Converts an outcome to an MCP result: `structuredContent` plus the same JSON as text, or
+/// the content blocks of a content result.
 pub fn call_tool_result(outcome: ToolOutcome) -> CallToolResult {
+    if let Some(blocks) = outcome.content {
+        let blocks = blocks
+            .into_iter()
+            .filter_map(
+                |block| match serde_json::from_value::<ContentBlock>(block) {
+                    Ok(block) => Some(block),
+                    Err(error) => {
+                        tracing::error!(%error, "content block left out");
+                        None
+                    }
+                },
+            )
+            .collect();
+        return CallToolResult::success(blocks);
+    }
     let mut result = if outcome.is_error {
         CallToolResult::error(vec![ContentBlock::text(outcome.text)])
     } else {
@@ -104,9 +157,27 @@ pub fn call_tool_result(outcome: ToolOutcome) -> CallToolResult {
 }
 
 impl ServerHandler for McpServer {
+    #[allow(deprecated)] // logging: see the imports
     fn get_info(&self) -> ServerConfig {
         let identity = self.dispatch.identity();
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        if let Some(manifest) = self.dispatch.manifest() {
+            let resources =
+                !manifest.resources.is_empty() || !manifest.resource_templates.is_empty();
+            if resources {
+                capabilities.resources = Some(Default::default());
+            }
+            if !manifest.prompts.is_empty() {
+                capabilities.prompts = Some(Default::default());
+            }
+            if resources || !manifest.prompts.is_empty() {
+                capabilities.completions = Some(Default::default());
+            }
+        }
+        let mut info = ServerConfig::new(capabilities);
         info.server_info = Implementation::new(identity.name.clone(), identity.version.clone());
         info.instructions = identity.instructions.clone();
         info
@@ -180,9 +251,7 @@ impl ServerHandler for McpServer {
                 .as_ref()
                 .map(|map| Arc::from(serde_json::Value::Object(map.clone()).to_string())),
         };
-        let control = CallControl {
-            cancelled: context.ct.clone(),
-        };
+        let control = self.control(&context);
         let name = request.name.to_string();
         let outcome = if raw.as_ref().is_some_and(|r| r.len() > LARGE_ARGUMENTS) {
             // Validating megabytes of arguments takes milliseconds of CPU: not on the async
@@ -206,5 +275,159 @@ impl ServerHandler for McpServer {
                 None,
             )),
         }
+    }
+
+    #[allow(deprecated)] // logging: see the imports
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let level = serde_json::to_value(request.level).unwrap_or_default();
+        let index = crate::context::LOG_LEVELS
+            .iter()
+            .position(|l| level.as_str() == Some(l))
+            .unwrap_or(0);
+        self.min_level.store(index, Ordering::Relaxed);
+        Ok(())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let resources = self
+            .dispatch
+            .manifest()
+            .map(crate::features::list_resources)
+            .unwrap_or_default();
+        from_json(json!({ "resources": resources, "ttlMs": TOOLS_TTL_MS, "cacheScope": "private" }))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        let templates = self
+            .dispatch
+            .manifest()
+            .map(crate::features::list_resource_templates)
+            .unwrap_or_default();
+        from_json(
+            json!({ "resourceTemplates": templates, "ttlMs": TOOLS_TTL_MS, "cacheScope": "private" }),
+        )
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let control = self.control(&context);
+        let uri = request.uri.to_string();
+        match self.dispatch.read_resource(&uri, control).await {
+            Ok(result) => from_json(result).map(ReadResourceResponse::Complete),
+            Err(error) => Err(feature_error(error, is_stateless(&context))),
+        }
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        let prompts = self
+            .dispatch
+            .manifest()
+            .map(crate::features::list_prompts)
+            .unwrap_or_default();
+        from_json(json!({ "prompts": prompts, "ttlMs": TOOLS_TTL_MS, "cacheScope": "private" }))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        let control = self.control(&context);
+        let arguments = request.arguments.clone();
+        match self
+            .dispatch
+            .get_prompt(&request.name, arguments.as_ref(), control)
+            .await
+        {
+            Ok(result) => from_json(result).map(GetPromptResponse::Complete),
+            Err(error) => Err(feature_error(error, is_stateless(&context))),
+        }
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        let reference = serde_json::to_value(&request.r#ref).unwrap_or_default();
+        let text = |key: &str| {
+            reference
+                .get(key)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        let target = match text("type").as_str() {
+            "ref/prompt" => CompletionTarget::Prompt { name: text("name") },
+            "ref/resource" => CompletionTarget::ResourceTemplate { uri: text("uri") },
+            other => {
+                return Err(McpError::invalid_params(
+                    format!("unknown completion reference type `{other}`"),
+                    None,
+                ))
+            }
+        };
+        let control = self.control(&context);
+        match self
+            .dispatch
+            .complete(
+                &target,
+                &request.argument.name,
+                &request.argument.value,
+                control,
+            )
+            .await
+        {
+            Ok(completion) => from_json(json!({ "completion": completion })),
+            Err(error) => Err(feature_error(error, is_stateless(&context))),
+        }
+    }
+}
+
+/// An rmcp result from the JSON built by [`crate::features`], marked complete (2026-07-28's
+/// `resultType`; rmcp strips it for older peers).
+fn from_json<T: serde::de::DeserializeOwned>(mut value: Value) -> Result<T, McpError> {
+    if let Value::Object(map) = &mut value {
+        map.entry("resultType").or_insert_with(|| json!("complete"));
+    }
+    serde_json::from_value(value).map_err(|error| {
+        McpError::internal_error(format!("result not representable: {error}"), None)
+    })
+}
+
+/// The protocol error of a failed resource, prompt or completion request. A missing resource is
+/// -32002 before 2026-07-28 and -32602 with `data.uri` from then on.
+fn feature_error(error: FeatureError, stateless: bool) -> McpError {
+    let message = error.to_string();
+    match error {
+        FeatureError::ResourceNotFound(uri) if stateless => {
+            McpError::invalid_params(message, Some(json!({ "uri": uri })))
+        }
+        FeatureError::ResourceNotFound(uri) => {
+            McpError::resource_not_found(message, Some(json!({ "uri": uri })))
+        }
+        FeatureError::UnknownPrompt(_) | FeatureError::InvalidParams(_) => {
+            McpError::invalid_params(message, None)
+        }
+        FeatureError::Failed(_) => McpError::internal_error(message, None),
     }
 }

@@ -186,7 +186,7 @@ fn write(raw: &str, ty: &ValueType, block: &mut Block) -> Result<(), Located> {
                 ArgValue::Double(d) => block.push(AbiKind::Double, d.to_bits()),
                 ArgValue::String(s) => block.push_bytes(AbiKind::String, s.as_bytes()),
                 // `convert` gives neither for a scalar type.
-                ArgValue::Absent | ArgValue::Block(_) => {
+                ArgValue::Absent | ArgValue::Block(_) | ArgValue::Context(_) => {
                     return Err(here("not a scalar value".into()))
                 }
             }

@@ -62,6 +62,10 @@ pub struct Args {
     /// are a tool error.
     #[arg(long, value_name = "BYTES", default_value_t = host::DEFAULT_MAX_RESULT_BYTES)]
     pub max_result_bytes: usize,
+    /// Send clients "internal error" instead of the class and message of an exception (other
+    /// than EMcpToolError, whose message is meant for them); the details go to the log.
+    #[arg(long)]
+    pub hide_exceptions: bool,
     /// The Free Pascal compiler used to build a project folder.
     #[arg(long, value_name = "FPC", default_value = DEFAULT_FPC)]
     pub fpc: String,
@@ -155,7 +159,8 @@ pub fn run(args: Args) -> miette::Result<ExitCode> {
         }),
     };
     let host = host::open_host(&library, &options, isolation.as_ref()).into_diagnostic()?;
-    let dispatch = LibraryDispatch::new(Arc::clone(&host), args.name.clone());
+    let dispatch = LibraryDispatch::new(Arc::clone(&host), args.name.clone())
+        .hide_exceptions(args.hide_exceptions);
     if let Some(addr) = &args.http {
         return serve_http(&args, addr, host.as_ref(), dispatch);
     }

@@ -1,4 +1,4 @@
-{ McpRuntime: the fixed support code of the stubs delphi-mcp generates (ABI version 2, see
+{ McpRuntime: the fixed support code of the stubs delphi-mcp generates (ABI version 3, see
   docs/abi.md of delphi-mcp). Written by `delphi-mcp gen`; do not edit.
   Identifiers starting with __Mcp are reserved for generated code. }
 unit McpRuntime;
@@ -19,11 +19,12 @@ uses
   {$IFDEF FPC}SysUtils, Math{$ELSE}System.SysUtils, System.Math{$ENDIF};
 
 const
-  __McpAbi = 2;
+  __McpAbi = 3;
   __McpOk = 0;
   __McpRaised = 1;
   __McpBadArgument = 2;
   __McpBadCall = 3;
+  __McpToolError = 4;
 
   __McpKindAbsent = 0;
   __McpKindBool = 1;
@@ -34,6 +35,7 @@ const
   __McpKindRecord = 6;
   __McpKindArray = 7;
   __McpKindBytes = 8;
+  __McpKindContext = 9;
 
 type
   { One tagged value of the ABI: 32 bytes on 64-bit targets, 24 on 32-bit. }
@@ -67,6 +69,8 @@ procedure __McpLeave(var State: __TMcpCallState);
 
 function __McpArg(Args: __PMcpAbiValue; Index: Integer): __PMcpAbiValue;
 function __McpIsAbsent(Args: __PMcpAbiValue; Index: Integer): Boolean;
+function __McpGetContext(Args: __PMcpAbiValue; Index: Integer; out V: Pointer;
+  Res: __PMcpAbiValue): Int32;
 function __McpCheckCount(Count, Expected: Int32; Res: __PMcpAbiValue): Int32;
 
 function __McpGetInt(Args: __PMcpAbiValue; Index: Integer; const Name: string;
@@ -685,6 +689,17 @@ begin
   Result := __McpArg(Args, Index)^.Kind = __McpKindAbsent;
 end;
 
+{ ABI 3: the call context's record (TMcpAbiContext of McpAttributes), owned by the runtime. }
+function __McpGetContext(Args: __PMcpAbiValue; Index: Integer; out V: Pointer;
+  Res: __PMcpAbiValue): Int32;
+begin
+  V := nil;
+  if __McpArg(Args, Index)^.Kind <> __McpKindContext then
+    Exit(__McpBadKind(Res, 'the call context', __McpArg(Args, Index)^.Kind));
+  V := __McpArg(Args, Index)^.Ptr;
+  Result := __McpOk;
+end;
+
 function __McpCheckCount(Count, Expected: Int32; Res: __PMcpAbiValue): Int32;
 begin
   if Count = Expected then
@@ -957,6 +972,24 @@ begin
   Result := __McpSetStr(Res, __McpFromCodePage(@V, 1, 0));
 end;
 
+{ Whether E's class is, or descends from, a class named Name (McpAttributes' EMcpToolError
+  without a dependency on that unit). }
+function __McpIsClass(E: TObject; const Name: string): Boolean;
+var
+  C: TClass;
+begin
+  Result := False;
+  if E = nil then
+    Exit;
+  C := E.ClassType;
+  while C <> nil do
+  begin
+    if C.ClassNameIs(Name) then
+      Exit(True);
+    C := C.ClassParent;
+  end;
+end;
+
 function __McpFail(Res: __PMcpAbiValue): Int32;
 var
   E: TObject;
@@ -964,6 +997,12 @@ begin
   Result := __McpRaised;
   try
     E := ExceptObject;
+    if __McpIsClass(E, 'EMcpToolError') then
+    begin
+      { ABI 3: a tool error meant for the client, its message only. }
+      __McpSetMessage(Res, Exception(E).Message);
+      Exit(__McpToolError);
+    end;
     {$IFDEF MSWINDOWS}
     if E is EStackOverflow then
       __McpStackOverflowed := True;

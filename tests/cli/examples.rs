@@ -28,6 +28,7 @@ fn checked_in_generated_files_are_current() {
         ("delphi-versions", "DelphiVersionsServer"),
         ("values", "Values"),
         ("faults", "Faults"),
+        ("everything", "Everything"),
     ] {
         let output = gen_check(example, name);
         assert!(

@@ -139,7 +139,10 @@ fn composite_rows() {
         let (diagnostics, generated) = run(&text);
         assert!(diagnostics.is_empty(), "{name}: {diagnostics}");
         let generated = generated.expect("generated");
-        assert_eq!(generated.manifest.abi_version, 2);
+        assert_eq!(
+            generated.manifest.abi_version,
+            delphi_mcp_manifest::abi::ABI_VERSION
+        );
         snapshot!(format!("composite_{name}"), tool_snapshot(&generated));
     }
 }

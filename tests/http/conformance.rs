@@ -1,5 +1,6 @@
 //! The official MCP conformance suite (`@modelcontextprotocol/conformance`) against
-//! `delphi-mcp serve --http` of the calc example: 0.1.16 for the 2025 eras, 0.2.0-alpha.12 for
+//! `delphi-mcp serve --http` of examples/everything (the suite's reference server written in
+//! Pascal): 0.1.16 for the 2025 eras, 0.2.0-alpha.12 for
 //! 2026-07-28 (with `--spec-version 2026-07-28` and with `--requirements 2026-07-28`). The suite
 //! exits non-zero on any failure outside `tests/conformance/expected-failures-*.yaml` and on
 //! any listed scenario that passes, so the baselines stay exact.
@@ -14,7 +15,7 @@ use crate::support::tools::{conformance_cli, node};
 use std::process::Command;
 
 fn run_suite(version: &str, extra: &[&str], baseline: &str, must_pass: &[&str]) {
-    let library = support::fpc::build_example("calc");
+    let library = support::fpc::build_example("everything");
     let server = HttpServer::start(&library, &["--no-auth"]);
     run_suite_at(&server.endpoint, version, extra, baseline, must_pass);
 }
@@ -66,6 +67,14 @@ fn conformance_2025_eras() {
             "server-initialize",
             "ping",
             "tools-list",
+            "tools-call-image",
+            "tools-call-with-progress",
+            "tools-call-with-logging",
+            "tools-call-sampling",
+            "tools-call-elicitation",
+            "resources-templates-read",
+            "prompts-get-with-args",
+            "completion-complete",
             "server-sse-multiple-streams",
             "dns-rebinding-protection",
         ],
@@ -80,6 +89,9 @@ fn conformance_2026_07_28_spec_version() {
         "expected-failures-2026.yaml",
         &[
             "tools-list",
+            "resources-read-binary",
+            "prompts-get-embedded-resource",
+            "completion-complete",
             "server-sse-multiple-streams",
             "dns-rebinding-protection",
         ],

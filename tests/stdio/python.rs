@@ -250,3 +250,19 @@ fn hand_written_abi_library_stateless_era() {
         "all",
     );
 }
+
+/// ABI 3 through the Python client: content results, `EMcpToolError`, progress and log
+/// notifications, sampling and elicitation from the call context, resources, a template,
+/// prompts and completions (`tests/clients/python_everything.py`).
+#[test]
+fn everything_example_call_context_resources_prompts() {
+    let library = support::fpc::build_example("everything");
+    python_client_stdout(
+        Command::new(python())
+            .arg(repo().join("tests/clients/python_everything.py"))
+            .arg(server_exe())
+            .arg(&library),
+        "everything",
+        30,
+    );
+}

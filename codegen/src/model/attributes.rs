@@ -28,6 +28,10 @@ const KNOWN_ATTRS: &[&str] = &[
     "mcpnaming",
     "mcpinputschema",
     "mcpschemafile",
+    "mcpresource",
+    "mcpresourcetemplate",
+    "mcpprompt",
+    "mcpcompletion",
 ];
 
 impl<'a> Builder<'a> {
@@ -37,7 +41,7 @@ impl<'a> Builder<'a> {
             if key.starts_with("mcp") && !KNOWN_ATTRS.contains(&key.as_str()) {
                 self.diagnostics.push(
                     Diagnostic::error(format!("unknown attribute `{}`", attr.name), Some(attr.span))
-                        .with_help("known: McpTool, McpInstance, McpNil, McpTitle, McpReadOnly, McpDestructive, McpIdempotent, McpOpenWorld, McpName, McpNaming, McpInputSchema, McpSchemaFile"),
+                        .with_help("known: McpTool, McpInstance, McpNil, McpTitle, McpReadOnly, McpDestructive, McpIdempotent, McpOpenWorld, McpName, McpNaming, McpInputSchema, McpSchemaFile, McpResource, McpResourceTemplate, McpPrompt, McpCompletion"),
                 );
             }
         }

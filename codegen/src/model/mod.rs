@@ -5,7 +5,7 @@
 use crate::resolve::{Resolved, TypeEnv};
 use crate::types::Target;
 use delphi_mcp_manifest::naming::ArgumentNaming;
-use delphi_mcp_manifest::{CallKind, SourceLocation, ToolAnnotations};
+use delphi_mcp_manifest::{CallKind, ContentShape, SourceLocation, ToolAnnotations, ValueType};
 use delphi_mcp_parser::ast::{
     self, Decl, Member, Routine, SectionKind, StructuredKind, TypeDef, Visibility,
 };
@@ -14,9 +14,12 @@ use std::collections::BTreeMap;
 
 mod attributes;
 mod json_handler;
+mod roles;
 mod tool;
 
 use attributes::find_attr;
+use roles::entry_attr;
+pub use roles::{template_variables, Role, SUPPORT_PATH, SUPPORT_UNIT};
 
 /// One parsed unit handed to the generator.
 #[derive(Debug, Clone, Copy)]
@@ -27,21 +30,24 @@ pub struct UnitInput<'a> {
     pub path: &'a str,
 }
 
-/// All tools of a run.
+/// All tools (and resources, prompts, completion providers) of a run.
 #[derive(Debug, Clone)]
 pub struct Model {
     /// The compiler target the units were read for.
     pub target: String,
     /// Names of the units the stubs must use, in input order.
     pub units: Vec<String>,
-    /// The tools, sorted by name.
+    /// The entries, sorted by role (tools first, [`Role::rank`]) and name.
     pub tools: Vec<Tool>,
 }
 
-/// One tool.
+/// One entry: a tool, or a resource, resource template, prompt or completion provider (all
+/// called through the same kind of stub).
 #[derive(Debug, Clone)]
 pub struct Tool {
-    /// The MCP tool name.
+    /// What it serves.
+    pub role: Role,
+    /// The name (MCP tool or prompt name, resource name, completion provider name).
     pub name: String,
     /// Display title (`[McpTitle]`).
     pub title: Option<String>,
@@ -62,6 +68,8 @@ pub struct Tool {
     pub params: Vec<ToolParam>,
     /// The function result, `None` for a procedure.
     pub result: Option<Resolved>,
+    /// The result is one of `McpAttributes.pas`'s content records (ABI 3).
+    pub content: Option<ContentShape>,
     /// A JSON handler's input schema (`[McpInputSchema]` or `[McpSchemaFile]`).
     pub json_schema: Option<serde_json::Value>,
     /// Where the routine is declared.
@@ -99,9 +107,22 @@ pub struct ToolParam {
 }
 
 impl ToolParam {
-    /// True when the parameter is in the schema and the ABI.
+    /// True when the parameter is an argument of the schema (and so in the ABI).
     pub fn in_schema(&self) -> bool {
+        self.in_abi() && !self.is_context()
+    }
+
+    /// True when the parameter takes a slot of the ABI argument array (the arguments and the
+    /// call context).
+    pub fn in_abi(&self) -> bool {
         self.resolved.is_some() && self.mode != ast::ParamMode::Out
+    }
+
+    /// True for the `TMcpContext` parameter.
+    pub fn is_context(&self) -> bool {
+        self.resolved
+            .as_ref()
+            .is_some_and(|r| r.value == ValueType::Context)
     }
 
     /// True for `var` and `out` parameters: the tool returns them beside its result.
@@ -157,7 +178,18 @@ pub fn build_model_with(
     target: &Target,
     options: ModelOptions,
 ) -> ModelOutcome {
-    let units: Vec<&ast::Unit> = inputs.iter().map(|i| i.unit).collect();
+    // The types of McpAttributes.pas (the call context, the content records) resolve like the
+    // user's own, after them.
+    let support = delphi_mcp_parser::parse_text(
+        db,
+        std::path::Path::new(SUPPORT_PATH),
+        crate::pascal::support_unit("McpAttributes.pas"),
+        &delphi_mcp_parser::ParseOptions::default(),
+    );
+    let mut units: Vec<&ast::Unit> = inputs.iter().map(|i| i.unit).collect();
+    if let Some(unit) = &support.unit {
+        units.push(unit);
+    }
     let mut builder = Builder {
         db,
         options,
@@ -170,7 +202,7 @@ pub fn build_model_with(
     let mut tools = builder.tools;
     let mut diagnostics = builder.diagnostics;
     check_duplicates(&mut tools, &mut diagnostics);
-    tools.sort_by(|a, b| a.name.cmp(&b.name));
+    tools.sort_by(|a, b| (a.role.rank(), &a.name).cmp(&(b.role.rank(), &b.name)));
     ModelOutcome {
         model: Model {
             target: target.name.clone(),
@@ -182,22 +214,27 @@ pub fn build_model_with(
 }
 
 fn check_duplicates(tools: &mut [Tool], diagnostics: &mut Vec<Diagnostic>) {
-    let mut first: BTreeMap<&str, &Tool> = BTreeMap::new();
+    let mut first: BTreeMap<(&str, &str), &Tool> = BTreeMap::new();
     for tool in tools.iter() {
-        if let Some(previous) = first.get(tool.name.as_str()) {
+        let key = (tool.role.export_prefix(), tool.name.as_str());
+        if let Some(previous) = first.get(&key) {
+            let noun = tool.role.noun();
             diagnostics.push(
                 Diagnostic::error(
                     format!(
-                        "two tools are named `{}` ({} and {})",
+                        "two {noun}s are named `{}` ({} and {})",
                         tool.name, previous.routine, tool.routine
                     ),
                     Some(tool.span),
                 )
-                .with_label(previous.span, "first tool with this name")
-                .with_help("give one of them its own name: [McpTool('other_name')]"),
+                .with_label(previous.span, format!("first {noun} with this name"))
+                .with_help(match tool.role {
+                    Role::Tool => "give one of them its own name: [McpTool('other_name')]",
+                    _ => "give one of them its own name (the attribute's name argument)",
+                }),
             );
         } else {
-            first.insert(&tool.name, tool);
+            first.insert(key, tool);
         }
     }
 }
@@ -211,7 +248,7 @@ impl<'a> Builder<'a> {
                 for decl in &section.decls {
                     match decl {
                         Decl::Routine(routine) => {
-                            if find_attr(&routine.attributes, "mcptool").is_some() {
+                            if entry_attr(&routine.attributes).is_some() {
                                 if section.kind == SectionKind::Interface {
                                     self.routine_tool(index, routine);
                                 } else if routine.qualifier.is_none() {
@@ -329,7 +366,7 @@ impl<'a> Builder<'a> {
                     continue;
                 };
                 self.check_unknown_attrs(&routine.attributes);
-                if find_attr(&routine.attributes, "mcptool").is_none() {
+                if entry_attr(&routine.attributes).is_none() {
                     continue;
                 }
                 if !matches!(
@@ -444,7 +481,7 @@ struct ToolPlace {
 fn has_tool_member(st: &ast::StructuredType) -> bool {
     st.sections.iter().any(|s| {
         s.members.iter().any(|m| match m {
-            Member::Method(r) => find_attr(&r.attributes, "mcptool").is_some(),
+            Member::Method(r) => entry_attr(&r.attributes).is_some(),
             _ => false,
         })
     })

@@ -2,8 +2,9 @@
 //! defaults and result, with the diagnostics of what the type table refuses.
 
 use super::attributes::find_attr;
+use super::roles::{content_shape, entry_attr, is_context_type, Role, SUPPORT_UNIT};
 use super::{is_valid_tool_name, Builder, Tool, ToolParam, ToolPlace};
-use crate::resolve::{Rejection, Resolved};
+use crate::resolve::{Conv, Rejection, Resolved};
 use crate::types::Unsupported;
 use delphi_mcp_manifest::naming::ArgumentNaming;
 use delphi_mcp_manifest::SourceLocation;
@@ -12,7 +13,7 @@ use delphi_mcp_parser::{Diagnostic, Span};
 impl<'a> Builder<'a> {
     pub(super) fn make_tool(&mut self, unit: usize, routine: &'a Routine, place: ToolPlace) {
         let errors_before = self.error_count();
-        let Some(tool_attr) = find_attr(&routine.attributes, "mcptool") else {
+        let Some(tool_attr) = entry_attr(&routine.attributes) else {
             return;
         };
         match routine.kind {
@@ -35,16 +36,17 @@ impl<'a> Builder<'a> {
             ));
             return;
         }
-        let args = self.string_args(tool_attr, unit, 0, 2).unwrap_or_default();
-        let base_name = match args.first() {
-            Some(n) if !n.is_empty() => n.clone(),
-            _ => delphi_mcp_manifest::naming::snake_case(&routine.name),
+        let Some(head) = self.entry_head(tool_attr, unit) else {
+            return;
         };
+        let base_name = head
+            .name
+            .unwrap_or_else(|| delphi_mcp_manifest::naming::snake_case(&routine.name));
         let name = format!("{}{}", place.prefix, base_name);
         if !is_valid_tool_name(&name) {
             self.diagnostics.push(
                 Diagnostic::error(
-                    format!("`{name}` is not a valid tool name"),
+                    format!("`{name}` is not a valid {} name", head.role.noun()),
                     Some(tool_attr.span),
                 )
                 .with_help(
@@ -52,15 +54,15 @@ impl<'a> Builder<'a> {
                 ),
             );
         }
-        let description = match args.get(1) {
-            Some(d) if !d.trim().is_empty() => d.clone(),
+        let description = match head.description {
+            Some(d) if !d.trim().is_empty() => d,
             _ => routine
                 .doc
                 .as_ref()
                 .and_then(|d| d.summary.as_ref().map(|s| s.to_string()))
                 .unwrap_or_default(),
         };
-        if description.trim().is_empty() {
+        if description.trim().is_empty() && head.role == Role::Tool {
             self.diagnostics.push(
                 Diagnostic::warning(
                     format!("tool `{name}` has no description"),
@@ -120,8 +122,13 @@ impl<'a> Builder<'a> {
         if self.error_count() > errors_before {
             return;
         }
+        let content = routine
+            .result
+            .as_ref()
+            .and_then(|ty| content_shape(&ty.text));
         let source = self.location(routine.name_span);
-        self.tools.push(Tool {
+        let mut tool = Tool {
+            role: head.role,
             name,
             title,
             description,
@@ -132,10 +139,14 @@ impl<'a> Builder<'a> {
             instance_class: place.instance_class,
             params,
             result,
+            content,
             json_schema,
             source,
             span: routine.name_span,
-        });
+        };
+        if self.check_role(routine, &mut tool) {
+            self.tools.push(tool);
+        }
     }
 
     pub(super) fn error_count(&self) -> usize {
@@ -245,6 +256,32 @@ impl<'a> Builder<'a> {
                 .map(|p| p.text.to_string())
                 .filter(|t| !t.trim().is_empty())
         });
+        if is_context_type(&ty.text) {
+            if param.mode != ParamMode::Value && param.mode != ParamMode::Const {
+                self.diagnostics.push(Diagnostic::error(
+                    format!(
+                        "the call context `{}` of `{}` is passed by value (or const), not var/out",
+                        param.name, routine.name
+                    ),
+                    Some(param.span),
+                ));
+                return None;
+            }
+            return Some(ToolParam {
+                name: param.name.to_string(),
+                json_name: param.name.to_string(),
+                mode: param.mode,
+                delphi_type: ty.text.to_string(),
+                resolved: Some(Resolved {
+                    value: delphi_mcp_manifest::ValueType::Context,
+                    conv: Conv::Context,
+                    pascal_type: format!("{SUPPORT_UNIT}.TMcpContext"),
+                }),
+                default_pascal: None,
+                default_json: None,
+                description,
+            });
+        }
         let resolved = match self.env.resolve(ty, unit) {
             Ok(r) => {
                 if nil {

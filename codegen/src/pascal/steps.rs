@@ -69,6 +69,16 @@ pub struct Steps {
 const EXIT_ON_ERROR: &str = "if Result <> __McpOk then Exit;";
 
 impl Steps {
+    /// ABI 3: the call context of argument slot `index` into `var` (a `TMcpContext` the
+    /// stub frees after the call).
+    pub fn read_context(&mut self, index: usize, var: &str, pascal_type: &str) {
+        self.line(format!(
+            "Result := __McpGetContext(__McpArgs, {index}, __McpP, __McpOut);"
+        ));
+        self.line(EXIT_ON_ERROR);
+        self.line(format!("{var} := {pascal_type}.Create(__McpP);"));
+    }
+
     fn line(&mut self, text: impl Into<String>) {
         self.steps.push(Step::Line { text: text.into() });
     }

@@ -12,7 +12,23 @@
   [McpNil('Param')]                  not in the schema (the second form goes on the routine)
   [McpTitle('Title')]                display title
   [McpReadOnly], [McpDestructive], [McpIdempotent], [McpOpenWorld]
-                                     annotation hints (True), or with (False) to state the opposite *)
+                                     annotation hints (True), or with (False) to state the opposite
+  [McpResource('uri', 'name', 'description', 'mime/type')]
+                                     a function without arguments returning string or TBytes
+  [McpResourceTemplate('scheme://{id}', 'name', 'description', 'mime/type')]
+                                     the same with one string parameter per {variable}
+  [McpPrompt('name', 'description')] a function of string arguments returning string or
+                                     TMcpContent / TMcpContents (one user message each)
+  [McpCompletion('prompt_or_template', 'argument')]
+                                     a function (const Value: string) returning the suggestions
+                                     (TArray<string>, array of string or TStrings)
+
+  Besides the attributes, this unit has what tool code uses at run time (add it to the uses
+  clause of units that use them, also under Free Pascal): TMcpContext (a parameter of that type
+  gets the call context: progress, logging to the client, cancellation, asking the user),
+  EMcpToolError (its message reaches the client verbatim), and the content records a tool,
+  resource or prompt may return instead of a plain value: TMcpImage, TMcpAudio, TMcpContent,
+  TMcpContents. *)
 unit McpAttributes;
 
 {$IFDEF FPC}
@@ -20,6 +36,9 @@ unit McpAttributes;
 {$ENDIF}
 
 interface
+
+uses
+  {$IFDEF FPC}SysUtils{$ELSE}System.SysUtils{$ENDIF};
 
 {$IFDEF FPC}
 type
@@ -84,7 +103,353 @@ type
   McpIdempotentAttribute = class(McpHintAttribute);
   McpOpenWorldAttribute = class(McpHintAttribute);
 
+  { [McpResource], [McpResourceTemplate], [McpPrompt], [McpCompletion] and the other attributes
+    with string arguments only. }
+  McpStringsAttribute = class(TCustomAttribute)
+  private
+    FArgs: array of string;
+  public
+    constructor Create; overload;
+    constructor Create(const A: string); overload;
+    constructor Create(const A, B: string); overload;
+    constructor Create(const A, B, C: string); overload;
+    constructor Create(const A, B, C, D: string); overload;
+  end;
+
+  McpResourceAttribute = class(McpStringsAttribute);
+  McpResourceTemplateAttribute = class(McpStringsAttribute);
+  McpPromptAttribute = class(McpStringsAttribute);
+  McpCompletionAttribute = class(McpStringsAttribute);
+  McpNameAttribute = class(McpStringsAttribute);
+  McpNamingAttribute = class(McpStringsAttribute);
+  McpInputSchemaAttribute = class(McpStringsAttribute);
+  McpSchemaFileAttribute = class(McpStringsAttribute);
+
+  { A tool error meant for the client: its message is sent verbatim (other exceptions are sent
+    as 'EClass: message', or hidden by `serve --hide-exceptions`). }
+  EMcpToolError = class(Exception);
+
+  { What a content block is (TMcpContent.Kind). }
+  TMcpContentKind = (mckText, mckImage, mckAudio, mckResourceLink, mckResource);
+
+  { One content block of a tool result or prompt message. Which fields count depends on Kind:
+      mckText          Text
+      mckImage         Data, MimeType
+      mckAudio         Data, MimeType
+      mckResourceLink  Uri, Name, MimeType, Text (the description)
+      mckResource      Uri, MimeType, and Text (a text resource) or Data (a binary one) }
+  TMcpContent = record
+    Kind: TMcpContentKind;
+    Text: string;
+    Data: TBytes;
+    MimeType: string;
+    Uri: string;
+    Name: string;
+  end;
+
+  { Several content blocks, sent in order. }
+  TMcpContents = array of TMcpContent;
+
+  { An image result: one image block. }
+  TMcpImage = record
+    Data: TBytes;
+    MimeType: string;
+  end;
+
+  { An audio result: one audio block. }
+  TMcpAudio = record
+    Data: TBytes;
+    MimeType: string;
+  end;
+
+  { Log levels of notifications/message (RFC 5424 severities). }
+  TMcpLogLevel = (mllDebug, mllInfo, mllNotice, mllWarning, mllError, mllCritical, mllAlert,
+    mllEmergency);
+
+  { What the user did with an elicitation. }
+  TMcpElicitAction = (meaAccept, meaDecline, meaCancel);
+
+  { The call context as the runtime passes it (ABI 3, docs/abi.md); use TMcpContext. }
+  TMcpProgressFunc = function(Handle: NativeUInt; Done, Total: Double; Msg: PAnsiChar;
+    MsgLen: NativeInt): Int32; cdecl;
+  TMcpLogFunc = function(Handle: NativeUInt; Level: Int32; Msg: PAnsiChar;
+    MsgLen: NativeInt): Int32; cdecl;
+  TMcpCancelledFunc = function(Handle: NativeUInt): Int32; cdecl;
+  TMcpRequestFunc = function(Handle: NativeUInt; Kind: Int32; Params: PAnsiChar;
+    ParamsLen: NativeInt; out Answer: PAnsiChar; out AnswerLen: NativeInt): Int32; cdecl;
+  TMcpFreeProc = procedure(P: Pointer); cdecl;
+  TMcpAbiContext = record
+    Size: Int32;
+    Flags: Int32;
+    Handle: NativeUInt;
+    Progress: TMcpProgressFunc;
+    Log: TMcpLogFunc;
+    Cancelled: TMcpCancelledFunc;
+    Request: TMcpRequestFunc;
+    Free: TMcpFreeProc;
+  end;
+  PMcpAbiContext = ^TMcpAbiContext;
+
+  { The call context of one tool call: declare a parameter of this type (any name; it is not
+    an argument of the tool's schema) and the stub passes it. Use it on the calling thread,
+    during the call only; the stub frees it when the routine returns. }
+  TMcpContext = class
+  private
+    FAbi: PMcpAbiContext;
+    function Ask(Kind: Int32; const Params: string; out Answer: string): Int32;
+  public
+    constructor Create(AAbi: Pointer);
+    { notifications/progress for the client's progress token (nothing is sent when the
+      client gave none). Total <= 0: unknown. }
+    procedure Progress(Done: Double; Total: Double = 0; const Msg: string = '');
+    { notifications/message to the client at Level (when at or above the client's
+      logging/setLevel), and the server's log. }
+    procedure Log(Level: TMcpLogLevel; const Msg: string);
+    { True once the client cancelled the call (or its deadline passed): stop and return. }
+    function Cancelled: Boolean;
+    { Asks the user (elicitation/create). RequestedSchema: the JSON Schema of the answer
+      object (flat, primitive properties). Content: the answer's JSON text when accepted.
+      Raises EMcpToolError when the client cannot be asked. }
+    function Elicit(const Msg, RequestedSchema: string; out Content: string): TMcpElicitAction;
+    { Asks the client's model (sampling/createMessage) with one user message; returns the
+      reply's text. Raises EMcpToolError when the client cannot be asked. }
+    function Sample(const Prompt: string; MaxTokens: Integer = 100): string;
+    { The client's roots (roots/list) as the JSON text of their array. }
+    function ListRoots: string;
+  end;
+
+{ Content blocks. }
+function McpText(const Text: string): TMcpContent;
+function McpImage(const Data: TBytes; const MimeType: string): TMcpContent;
+function McpAudio(const Data: TBytes; const MimeType: string): TMcpContent;
+function McpResourceLink(const Uri, Name, MimeType: string; const Description: string = ''): TMcpContent;
+function McpEmbeddedText(const Uri, Text, MimeType: string): TMcpContent;
+function McpEmbeddedBlob(const Uri: string; const Data: TBytes; const MimeType: string): TMcpContent;
+{ A JSON string literal of S (quotes, backslashes and control characters escaped). }
+function McpJsonString(const S: string): string;
+
 implementation
+
+const
+  { TMcpAbiContext request kinds and statuses (docs/abi.md). }
+  __McpAskElicit = 1;
+  __McpAskSample = 2;
+  __McpAskRoots = 3;
+  __McpCtxOk = 0;
+  __McpCtxDeclined = 5;
+  __McpCtxCancelled = 6;
+
+function __McpUtf8(const S: string): RawByteString;
+begin
+  Result := UTF8Encode(S);
+end;
+
+function __McpFromUtf8(P: PAnsiChar; Len: NativeInt): string;
+var
+  R: RawByteString;
+begin
+  SetLength(R, Len);
+  if Len > 0 then
+    Move(P^, R[1], Len);
+  {$IFDEF FPC}
+  Result := UTF8Decode(R);
+  {$ELSE}
+  Result := UTF8ToString(R);
+  {$ENDIF}
+end;
+
+constructor McpStringsAttribute.Create;
+begin
+  inherited Create;
+end;
+
+constructor McpStringsAttribute.Create(const A: string);
+begin
+  inherited Create;
+  SetLength(FArgs, 1);
+  FArgs[0] := A;
+end;
+
+constructor McpStringsAttribute.Create(const A, B: string);
+begin
+  inherited Create;
+  SetLength(FArgs, 2);
+  FArgs[0] := A;
+  FArgs[1] := B;
+end;
+
+constructor McpStringsAttribute.Create(const A, B, C: string);
+begin
+  inherited Create;
+  SetLength(FArgs, 3);
+  FArgs[0] := A;
+  FArgs[1] := B;
+  FArgs[2] := C;
+end;
+
+constructor McpStringsAttribute.Create(const A, B, C, D: string);
+begin
+  inherited Create;
+  SetLength(FArgs, 4);
+  FArgs[0] := A;
+  FArgs[1] := B;
+  FArgs[2] := C;
+  FArgs[3] := D;
+end;
+
+constructor TMcpContext.Create(AAbi: Pointer);
+begin
+  inherited Create;
+  FAbi := PMcpAbiContext(AAbi);
+end;
+
+procedure TMcpContext.Progress(Done: Double; Total: Double; const Msg: string);
+var
+  M: RawByteString;
+begin
+  if FAbi = nil then
+    Exit;
+  M := __McpUtf8(Msg);
+  FAbi^.Progress(FAbi^.Handle, Done, Total, PAnsiChar(M), Length(M));
+end;
+
+procedure TMcpContext.Log(Level: TMcpLogLevel; const Msg: string);
+var
+  M: RawByteString;
+begin
+  if FAbi = nil then
+    Exit;
+  M := __McpUtf8(Msg);
+  FAbi^.Log(FAbi^.Handle, Ord(Level), PAnsiChar(M), Length(M));
+end;
+
+function TMcpContext.Cancelled: Boolean;
+begin
+  Result := (FAbi <> nil) and (FAbi^.Cancelled(FAbi^.Handle) <> 0);
+end;
+
+function TMcpContext.Ask(Kind: Int32; const Params: string; out Answer: string): Int32;
+var
+  P: RawByteString;
+  A: PAnsiChar;
+  L: NativeInt;
+begin
+  Answer := '';
+  if FAbi = nil then
+    raise EMcpToolError.Create('no call context');
+  P := __McpUtf8(Params);
+  A := nil;
+  L := 0;
+  Result := FAbi^.Request(FAbi^.Handle, Kind, PAnsiChar(P), Length(P), A, L);
+  if A <> nil then
+  begin
+    try
+      Answer := __McpFromUtf8(A, L);
+    finally
+      FAbi^.Free(A);
+    end;
+  end;
+end;
+
+function TMcpContext.Elicit(const Msg, RequestedSchema: string; out Content: string): TMcpElicitAction;
+var
+  Status: Int32;
+begin
+  Status := Ask(__McpAskElicit, '{"message":' + McpJsonString(Msg) + ',"requestedSchema":' +
+    RequestedSchema + '}', Content);
+  case Status of
+    __McpCtxOk: Result := meaAccept;
+    __McpCtxDeclined: Result := meaDecline;
+    __McpCtxCancelled: Result := meaCancel;
+  else
+    raise EMcpToolError.Create(Content);
+  end;
+end;
+
+function TMcpContext.Sample(const Prompt: string; MaxTokens: Integer): string;
+begin
+  if Ask(__McpAskSample, '{"messages":[{"role":"user","content":{"type":"text","text":' +
+    McpJsonString(Prompt) + '}}],"maxTokens":' + IntToStr(MaxTokens) + '}', Result) <> __McpCtxOk then
+    raise EMcpToolError.Create(Result);
+end;
+
+function TMcpContext.ListRoots: string;
+begin
+  if Ask(__McpAskRoots, '{}', Result) <> __McpCtxOk then
+    raise EMcpToolError.Create(Result);
+end;
+
+function McpText(const Text: string): TMcpContent;
+begin
+  Result := Default(TMcpContent);
+  Result.Kind := mckText;
+  Result.Text := Text;
+end;
+
+function McpImage(const Data: TBytes; const MimeType: string): TMcpContent;
+begin
+  Result := Default(TMcpContent);
+  Result.Kind := mckImage;
+  Result.Data := Data;
+  Result.MimeType := MimeType;
+end;
+
+function McpAudio(const Data: TBytes; const MimeType: string): TMcpContent;
+begin
+  Result := McpImage(Data, MimeType);
+  Result.Kind := mckAudio;
+end;
+
+function McpResourceLink(const Uri, Name, MimeType: string; const Description: string): TMcpContent;
+begin
+  Result := Default(TMcpContent);
+  Result.Kind := mckResourceLink;
+  Result.Uri := Uri;
+  Result.Name := Name;
+  Result.MimeType := MimeType;
+  Result.Text := Description;
+end;
+
+function McpEmbeddedText(const Uri, Text, MimeType: string): TMcpContent;
+begin
+  Result := Default(TMcpContent);
+  Result.Kind := mckResource;
+  Result.Uri := Uri;
+  Result.Text := Text;
+  Result.MimeType := MimeType;
+end;
+
+function McpEmbeddedBlob(const Uri: string; const Data: TBytes; const MimeType: string): TMcpContent;
+begin
+  Result := Default(TMcpContent);
+  Result.Kind := mckResource;
+  Result.Uri := Uri;
+  Result.Data := Data;
+  Result.MimeType := MimeType;
+end;
+
+function McpJsonString(const S: string): string;
+const
+  Hex: array[0..15] of Char = ('0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c',
+    'd', 'e', 'f');
+var
+  I: Integer;
+  C: Char;
+begin
+  Result := '"';
+  for I := 1 to Length(S) do
+  begin
+    C := S[I];
+    case C of
+      '"': Result := Result + '\"';
+      '\': Result := Result + '\\';
+      #0..#31: Result := Result + '\u00' + Hex[Ord(C) shr 4] + Hex[Ord(C) and 15];
+    else
+      Result := Result + C;
+    end;
+  end;
+  Result := Result + '"';
+end;
 
 constructor McpToolAttribute.Create;
 begin

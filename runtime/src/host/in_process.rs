@@ -22,14 +22,18 @@ use super::{
     ReturnValue, TimeoutEnd, ToolHost,
 };
 use crate::block::{Block, TakeError};
+use crate::context::{CallContext, ContextArg};
 use crate::error::LoadError;
 use crate::status::utc_iso;
-use delphi_mcp_manifest::abi::{self, AbiKind, AbiValue, FreeFn, InitFn, ToolFn, ABI_VERSION};
+use delphi_mcp_manifest::abi::{
+    self, AbiKind, AbiValue, ContextAbi, FreeFn, InitFn, ToolFn, ABI_VERSION,
+};
 use delphi_mcp_manifest::{first_difference, Manifest};
 use std::path::Path;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
+use tokio_util::sync::CancellationToken;
 
 /// What happens with a call's answer: the async caller's channel, or the worker's frame writer.
 pub(crate) type Completion = Box<dyn FnOnce(Result<CallReturn, CallError>) + Send>;
@@ -219,12 +223,14 @@ impl LibraryHost {
             .ok_or_else(|| missing(abi::symbols::INIT, "the library is initialised with it"))?;
         let manifest = read_manifest(&path, symbols.manifest, options)?;
 
+        // Tools first, then resources, templates, prompts and completion providers: the
+        // index space of `ToolHost::call` (`Manifest::callables`).
         let mut exports = Vec::with_capacity(manifest.tools.len());
-        for tool in &manifest.tools {
-            let export = (symbols.lookup)(&tool.delphi.export).ok_or_else(|| {
+        for binding in manifest.callables() {
+            let export = (symbols.lookup)(&binding.export).ok_or_else(|| {
                 missing(
-                    &tool.delphi.export,
-                    &format!("the manifest's tool `{}` calls it", tool.name),
+                    &binding.export,
+                    &format!("the manifest's `{}` calls it", binding.routine),
                 )
             })?;
             exports.push(export);
@@ -572,11 +578,37 @@ fn run_job(job: &Job, free: FreeFn, max_result_bytes: usize) -> Result<CallRetur
             _ => Vec::new(),
         })
         .collect();
+    // ABI 3: each context is registered (its handle valid) and its record alive during the call.
+    let contexts: Vec<Option<(crate::context::Registered, Box<ContextAbi>)>> = job
+        .args
+        .iter()
+        .map(|arg| match arg {
+            ArgValue::Context(ContextArg(context)) => {
+                let context = context.clone().unwrap_or_else(|| {
+                    Arc::new(CallContext::new("", CancellationToken::new(), None))
+                });
+                let registered = crate::context::Registered::new(context);
+                let record = Box::new(crate::context::context_abi(registered.handle()));
+                Some((registered, record))
+            }
+            _ => None,
+        })
+        .collect();
     let values: Vec<AbiValue> = job
         .args
         .iter()
         .zip(&blocks)
-        .map(|(arg, block)| to_abi(arg, block))
+        .zip(&contexts)
+        .map(|((arg, block), context)| match context {
+            Some((_, record)) => AbiValue {
+                kind: AbiKind::Context as i32,
+                flags: 0,
+                bits: 0,
+                ptr: (&**record as *const ContextAbi).cast(),
+                len: 0,
+            },
+            None => to_abi(arg, block),
+        })
         .collect();
     let mut out = AbiValue::ABSENT;
     let count = values.len() as i32;
@@ -597,7 +629,8 @@ fn run_job(job: &Job, free: FreeFn, max_result_bytes: usize) -> Result<CallRetur
 fn to_abi(arg: &ArgValue, block: &[AbiValue]) -> AbiValue {
     let mut value = AbiValue::ABSENT;
     match arg {
-        ArgValue::Absent => {}
+        // A context is written by `run_job`, which keeps its record alive.
+        ArgValue::Absent | ArgValue::Context(_) => {}
         ArgValue::Block(_) => value = Block::root_value(block),
         ArgValue::Bool(b) => {
             value.kind = AbiKind::Bool as i32;

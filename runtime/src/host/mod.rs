@@ -69,11 +69,23 @@ impl Default for HostOptions {
 }
 
 /// What a transport tells a call besides its arguments: whether the client has given up on it
-/// (`notifications/cancelled`, a closed HTTP request). Cheap to clone.
-#[derive(Debug, Clone, Default)]
+/// (`notifications/cancelled`, a closed HTTP request), and how to reach that client from a
+/// tool's call context (ABI 3). Cheap to clone.
+#[derive(Clone, Default)]
 pub struct CallControl {
     /// Cancelled when the client no longer wants the answer.
     pub cancelled: CancellationToken,
+    /// The client of the request, for progress, logs and requests from the tool.
+    pub client: Option<Arc<dyn crate::context::ClientLink>>,
+}
+
+impl std::fmt::Debug for CallControl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallControl")
+            .field("cancelled", &self.cancelled.is_cancelled())
+            .field("client", &self.client.is_some())
+            .finish()
+    }
 }
 
 impl CallControl {
@@ -100,6 +112,8 @@ pub enum ArgValue {
     String(String),
     /// A composite value (ABI 2), validated as a whole.
     Block(crate::block::Block),
+    /// ABI 3: the call context (filled in by [`crate::call::call_tool`]).
+    Context(crate::context::ContextArg),
 }
 
 /// A value the library returned, already copied out of library memory.
@@ -281,13 +295,17 @@ impl HostLibrary {
         Some((index, &self.manifest.tools[index]))
     }
 
-    /// The name of tool `index` (for messages).
+    /// The name of tool `index` (for messages); beyond the tools, the export of the resource,
+    /// prompt or completion provider of that index ([`Manifest::callables`]).
     pub fn tool_name(&self, index: usize) -> &str {
-        self.manifest
-            .tools
-            .get(index)
-            .map(|tool| tool.name.as_str())
-            .unwrap_or("?")
+        match self.manifest.tools.get(index) {
+            Some(tool) => tool.name.as_str(),
+            None => self
+                .manifest
+                .callables()
+                .nth(index)
+                .map_or("?", |binding| binding.export.as_str()),
+        }
     }
 }
 

@@ -327,9 +327,14 @@ impl Connection {
             message,
         } = item;
         match kind {
-            Kind::Response(id) => {
-                tracing::debug!(%id, "answer from the client ignored (the server sends no requests)");
-            }
+            // The answer to a request the server sent (a tool's call context asking the client:
+            // elicitation, sampling, roots): rmcp matches it to the request by id.
+            Kind::Response(id) => match message {
+                Ok(message) => self.to_rmcp.push_back(message),
+                Err(error) => {
+                    tracing::warn!(%id, %error, "unreadable answer from the client ignored")
+                }
+            },
             Kind::Notification => {
                 // rmcp ends the service on a notification before any lifecycle.
                 if self.era == Era::Unknown {

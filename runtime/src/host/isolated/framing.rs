@@ -239,6 +239,8 @@ impl Wire<'_> {
             ArgValue::Double(value) => Wire::Double(*value),
             ArgValue::String(text) => Wire::Bytes(text.as_bytes()),
             ArgValue::Block(block) => Wire::BlockRef(block),
+            // ABI 3: the worker makes its own context (its calls have no client to talk to).
+            ArgValue::Context(_) => Wire::Unknown(AbiKind::Context as i32),
         }
     }
 
@@ -520,6 +522,9 @@ pub fn decode_to_worker(payload: &[u8]) -> Result<ToWorker, FrameError> {
                     .to_string(),
             ),
             Wire::Block(block) => ArgValue::Block(block),
+            Wire::Unknown(kind) if kind == AbiKind::Context as i32 => {
+                ArgValue::Context(Default::default())
+            }
             Wire::Unknown(kind) => return Err(FrameError::UnknownKind { index, kind }),
             // Never decoded: `Fields::value` gives owned blocks.
             Wire::BlockRef(_) | Wire::Malformed(_) => {

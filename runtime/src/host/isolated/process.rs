@@ -173,7 +173,16 @@ fn on_message(shared: &Shared, slot: usize, generation: u64, message: FromWorker
 /// host reports when it starts.
 fn tool_names(manifest: &[u8]) -> Vec<String> {
     delphi_mcp_manifest::Manifest::from_json(manifest)
-        .map(|manifest| manifest.tools.into_iter().map(|tool| tool.name).collect())
+        .map(|manifest| {
+            let mut names: Vec<String> = manifest.tools.iter().map(|t| t.name.clone()).collect();
+            names.extend(
+                manifest
+                    .callables()
+                    .skip(manifest.tools.len())
+                    .map(|binding| binding.export.clone()),
+            );
+            names
+        })
         .unwrap_or_default()
 }
 
