@@ -1,9 +1,10 @@
-//! Scale-out: three `delphi-mcp serve --http` instances of the calc example behind HAProxy
-//! with `deploy/haproxy.cfg` (`tests/support/balancer.rs`). The official Python client calls
-//! tools through the balancer in a handshake era (the session stays on one instance through
-//! the `Mcp-Session-Id` stick table) and in the stateless era (calls spread over the
-//! instances); the conformance suite runs through it; an instance killed while calls run
-//! loses no answer. Skipped with a message where HAProxy is not installed (CI installs it).
+//! Scale-out: three `delphi-mcp serve --http` instances behind HAProxy with
+//! `deploy/haproxy.cfg` (`tests/support/balancer.rs`). The official Python client calls the calc
+//! example's tools through the balancer in a handshake era (the session stays on one instance
+//! through the `Mcp-Session-Id` stick table) and in the stateless era (calls spread over the
+//! instances); the conformance suite runs through it against examples/everything; an instance
+//! killed while calls run loses no answer. Skipped with a message where HAProxy is not
+//! installed (CI installs it).
 
 use super::conformance::run_suite_at;
 use crate::support::balancer::{haproxy, Balancer};
@@ -114,7 +115,8 @@ fn python_client_through_haproxy_both_eras() {
 #[test]
 fn conformance_through_haproxy() {
     let Some(haproxy) = haproxy() else { return };
-    let library = crate::support::fpc::build_example("calc");
+    // The suite's reference server in Pascal, as in `http::conformance`.
+    let library = crate::support::fpc::build_example("everything");
     let balancer = Balancer::start(&haproxy, &library, None);
     run_suite_at(
         &balancer.endpoint,
