@@ -75,6 +75,38 @@ type
     {$IFNDEF FPC}[McpTool('count_with_progress')]{$ENDIF}
     class function CountWithProgress(Ctx: TMcpContext; Steps: Integer): Integer; static;
 
+    /// <summary>Asks for the user's name (input-required result in 2026-07-28).</summary>
+    {$IFNDEF FPC}[McpTool('test_input_required_result_elicitation')]{$ENDIF}
+    class function InputElicitation(Ctx: TMcpContext): string; static;
+
+    /// <summary>Asks the client's model a question.</summary>
+    {$IFNDEF FPC}[McpTool('test_input_required_result_sampling')]{$ENDIF}
+    class function InputSampling(Ctx: TMcpContext): string; static;
+
+    /// <summary>Lists the client's roots.</summary>
+    {$IFNDEF FPC}[McpTool('test_input_required_result_list_roots')]{$ENDIF}
+    class function InputListRoots(Ctx: TMcpContext): string; static;
+
+    /// <summary>Asks for a confirmation; the server keeps the call's state.</summary>
+    {$IFNDEF FPC}[McpTool('test_input_required_result_request_state')]{$ENDIF}
+    class function InputRequestState(Ctx: TMcpContext): string; static;
+
+    /// <summary>Asks for a confirmation; a changed requestState is refused.</summary>
+    {$IFNDEF FPC}[McpTool('test_input_required_result_tampered_state')]{$ENDIF}
+    class function InputTamperedState(Ctx: TMcpContext): string; static;
+
+    /// <summary>Asks two questions, one per round.</summary>
+    {$IFNDEF FPC}[McpTool('test_input_required_result_multi_round')]{$ENDIF}
+    class function InputMultiRound(Ctx: TMcpContext): string; static;
+
+    /// <summary>Asks with elicitation if the client has it, else with sampling.</summary>
+    {$IFNDEF FPC}[McpTool('test_input_required_result_capabilities')]{$ENDIF}
+    class function InputCapabilities(Ctx: TMcpContext): string; static;
+
+    /// <summary>A prompt that asks the user for its context first.</summary>
+    {$IFNDEF FPC}[McpPrompt('test_input_required_result_prompt')]{$ENDIF}
+    class function InputPrompt(Ctx: TMcpContext): string; static;
+
     /// <summary>Static text.</summary>
     {$IFNDEF FPC}[McpResource('test://static-text', 'static-text', 'A static text resource', 'text/plain')]{$ENDIF}
     class function StaticText: string; static;
@@ -274,6 +306,97 @@ begin
     Result := I;
     Ctx.Progress(I, Steps, 'step ' + IntToStr(I));
   end;
+end;
+
+{ The string member Name of a flat JSON object's text (enough for the answers asked for here;
+  a real library would use System.JSON or fpjson). }
+function Member(const Json, Name: string): string;
+var
+  At, Stop: Integer;
+begin
+  Result := '';
+  At := Pos('"' + Name + '":"', Json);
+  if At = 0 then
+    Exit;
+  At := At + Length(Name) + 4;
+  Stop := At;
+  while (Stop <= Length(Json)) and (Json[Stop] <> '"') do
+    Inc(Stop);
+  Result := Copy(Json, At, Stop - At);
+end;
+
+const
+  NameSchema = '{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}';
+  ConfirmSchema = '{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}';
+
+class function TEverything.InputElicitation(Ctx: TMcpContext): string;
+var
+  Content: string;
+begin
+  if Ctx.Elicit('What is your name?', NameSchema, Content, 'user_name') <> meaAccept then
+    Exit('No name given.');
+  Result := 'Hello, ' + Member(Content, 'name') + '!';
+end;
+
+class function TEverything.InputSampling(Ctx: TMcpContext): string;
+begin
+  Result := 'The model says: ' + Ctx.Sample('What is the capital of France?', 100,
+    'capital_question');
+end;
+
+class function TEverything.InputListRoots(Ctx: TMcpContext): string;
+begin
+  Result := 'Roots: ' + Ctx.ListRoots('client_roots');
+end;
+
+class function TEverything.InputRequestState(Ctx: TMcpContext): string;
+var
+  Content: string;
+begin
+  Ctx.Elicit('Please confirm', ConfirmSchema, Content, 'confirm');
+  Result := 'state-ok: confirmed ' + Content;
+end;
+
+class function TEverything.InputTamperedState(Ctx: TMcpContext): string;
+begin
+  Result := InputRequestState(Ctx);
+end;
+
+class function TEverything.InputMultiRound(Ctx: TMcpContext): string;
+var
+  Name, Color: string;
+begin
+  Ctx.Elicit('Step 1: What is your name?', NameSchema, Name, 'step1');
+  Ctx.Elicit('Step 2: What is your favorite color?',
+    '{"type":"object","properties":{"color":{"type":"string"}},"required":["color"]}', Color,
+    'step2');
+  Result := 'Hello ' + Member(Name, 'name') + ', your favorite color is ' +
+    Member(Color, 'color') + '.';
+end;
+
+class function TEverything.InputCapabilities(Ctx: TMcpContext): string;
+var
+  Content: string;
+begin
+  try
+    Ctx.Elicit('What is your name?', NameSchema, Content, 'user_name');
+    Result := 'Hello, ' + Member(Content, 'name') + '!';
+  except
+    on EMcpInputRequired do
+      raise;
+    on EMcpToolError do
+      Result := 'The model says: ' + Ctx.Sample('Say hello.', 50, 'greeting');
+  end;
+end;
+
+class function TEverything.InputPrompt(Ctx: TMcpContext): string;
+var
+  Content: string;
+begin
+  Ctx.Elicit('What context should the prompt use?',
+    '{"type":"object","properties":{"context":{"type":"string"}},"required":["context"]}',
+    Content, 'user_context');
+  Result := 'Answer with this context in mind: ' + Member(Content, 'context');
 end;
 
 class function TEverything.StaticText: string;

@@ -173,6 +173,10 @@ pub mod context_status {
     pub const DECLINED: i32 = 5;
     /// Elicitation: the user cancelled (dismissed the request).
     pub const CANCELLED: i32 = 6;
+    /// Protocol 2026-07-28: the answer is not known yet; the tool must end (`TMcpContext`
+    /// raises `EMcpInputRequired`), the client is sent the question, and the call runs again
+    /// with the answer (`docs/abi.md`).
+    pub const INPUT_REQUIRED: i32 = 7;
 }
 
 /// Version 3: `Progress(Handle, Done, Total, Message, MessageLen)`; `Total` < 0: unknown.

@@ -34,6 +34,7 @@ pub mod error;
 pub mod features;
 pub mod host;
 pub mod http;
+pub mod input_required;
 pub mod jsonrpc;
 pub mod lifecycle;
 pub mod marshal;

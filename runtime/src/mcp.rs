@@ -8,18 +8,19 @@
 
 use crate::dispatch::{CallControl, Dispatch, DispatchError, ToolOutcome};
 use crate::features::FeatureError;
+use crate::input_required::Round;
 use crate::peer_link::PeerLink;
-use delphi_mcp_manifest::CompletionTarget;
+use delphi_mcp_manifest::{CompletionTarget, ValueType};
 // Logging (`logging/setLevel`, log notifications) is deprecated by SEP-2577 for 2026-07-28 but
 // part of the handshake eras this server serves.
 #[allow(deprecated)]
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
     CompleteResult, ContentBlock, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
-    GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
-    SetLevelRequestParams, Tool,
+    GetPromptResponse, Implementation, InputRequest, InputRequests, InputRequiredResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, SetLevelRequestParams, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -103,12 +104,38 @@ impl McpServer {
 
     /// The control of a request: its cancellation and its client (for the call context).
     fn control(&self, context: &RequestContext<RoleServer>) -> CallControl {
-        let link = PeerLink::new(
+        self.control_with(context, None)
+    }
+
+    /// [`Self::control`] whose questions in the stateless era are answered from, or recorded
+    /// in, `round`.
+    fn control_with(
+        &self,
+        context: &RequestContext<RoleServer>,
+        round: Option<Arc<Round>>,
+    ) -> CallControl {
+        let stateless = is_stateless(context);
+        let meta = serde_json::to_value(&context.meta).unwrap_or_default();
+        // 2026-07-28 has no logging/setLevel: a request asks for logs with its `_meta` level,
+        // and gets none without one.
+        let min_level = match stateless {
+            false => Arc::clone(&self.min_level),
+            true => Arc::new(AtomicUsize::new(
+                meta.get(LOG_LEVEL)
+                    .and_then(Value::as_str)
+                    .and_then(|level| crate::context::LOG_LEVELS.iter().position(|l| *l == level))
+                    .unwrap_or(usize::MAX),
+            )),
+        };
+        let mut link = PeerLink::new(
             context.peer.clone(),
             context.meta.get_progress_token(),
-            Arc::clone(&self.min_level),
-            is_stateless(context),
+            min_level,
+            stateless,
         );
+        if let Some(round) = round {
+            link = link.with_round(round, meta.get(CLIENT_CAPABILITIES).cloned());
+        }
         CallControl {
             cancelled: context.ct.clone(),
             client: Some(Arc::new(link)),
@@ -120,6 +147,12 @@ impl McpServer {
         &self.dispatch
     }
 }
+
+/// The `_meta` key of the client's capabilities in the stateless era.
+const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+
+/// The `_meta` key of the log level a stateless request asks for.
+const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
 /// Whether the request is of the stateless era (2026-07-28 and later).
 fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
@@ -160,11 +193,15 @@ impl ServerHandler for McpServer {
     #[allow(deprecated)] // logging: see the imports
     fn get_info(&self) -> ServerConfig {
         let identity = self.dispatch.identity();
-        let mut capabilities = ServerCapabilities::builder()
-            .enable_tools()
-            .enable_logging()
-            .build();
+        let mut capabilities = ServerCapabilities::builder().enable_tools().build();
         if let Some(manifest) = self.dispatch.manifest() {
+            // Only a tool with a call context can log to the client.
+            if manifest
+                .callables()
+                .any(|b| b.params.iter().any(|p| p.ty == ValueType::Context))
+            {
+                capabilities.logging = Some(Default::default());
+            }
             let resources =
                 !manifest.resources.is_empty() || !manifest.resource_templates.is_empty();
             if resources {
@@ -251,30 +288,22 @@ impl ServerHandler for McpServer {
                 .as_ref()
                 .map(|map| Arc::from(serde_json::Value::Object(map.clone()).to_string())),
         };
-        let control = self.control(&context);
         let name = request.name.to_string();
-        let outcome = if raw.as_ref().is_some_and(|r| r.len() > LARGE_ARGUMENTS) {
-            // Validating megabytes of arguments takes milliseconds of CPU: not on the async
-            // workers, which must keep serving other requests and enforcing deadlines.
-            let dispatch = Arc::clone(&self.dispatch);
-            let runtime = tokio::runtime::Handle::current();
-            tokio::task::spawn_blocking(move || {
-                runtime.block_on(dispatch.call_tool(&name, raw.as_deref(), control))
-            })
-            .await
-            .map_err(|error| McpError::internal_error(format!("the call failed: {error}"), None))?
-        } else {
-            self.dispatch
-                .call_tool(&name, raw.as_deref(), control)
-                .await
-        };
-        match outcome {
-            Ok(outcome) => Ok(CallToolResponse::Complete(call_tool_result(outcome))),
-            Err(DispatchError::UnknownTool(name)) => Err(McpError::invalid_params(
-                format!("Unknown tool: {name}"),
-                None,
-            )),
+        if is_stateless(&context) {
+            // The call may ask the client: input-required results (`crate::input_required`).
+            let round = new_round(
+                request.request_state.as_deref(),
+                request.input_responses.as_ref(),
+            )?;
+            let control = self.control_with(&context, Some(Arc::clone(&round)));
+            let outcome = run_call(Arc::clone(&self.dispatch), name, raw, control).await;
+            return match input_required(Some(&round))? {
+                Some(result) => Ok(CallToolResponse::InputRequired(result)),
+                None => tool_response(outcome),
+            };
         }
+        let control = self.control(&context);
+        tool_response(run_call(Arc::clone(&self.dispatch), name, raw, control).await)
     }
 
     #[allow(deprecated)] // logging: see the imports
@@ -325,9 +354,20 @@ impl ServerHandler for McpServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        let control = self.control(&context);
+        let round = match is_stateless(&context) {
+            true => Some(new_round(
+                request.request_state.as_deref(),
+                request.input_responses.as_ref(),
+            )?),
+            false => None,
+        };
+        let control = self.control_with(&context, round.clone());
         let uri = request.uri.to_string();
-        match self.dispatch.read_resource(&uri, control).await {
+        let result = self.dispatch.read_resource(&uri, control).await;
+        if let Some(asked) = input_required(round.as_ref())? {
+            return Ok(ReadResourceResponse::InputRequired(asked));
+        }
+        match result {
             Ok(result) => from_json(result).map(ReadResourceResponse::Complete),
             Err(error) => Err(feature_error(error, is_stateless(&context))),
         }
@@ -351,13 +391,23 @@ impl ServerHandler for McpServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        let control = self.control(&context);
+        let round = match is_stateless(&context) {
+            true => Some(new_round(
+                request.request_state.as_deref(),
+                request.input_responses.as_ref(),
+            )?),
+            false => None,
+        };
+        let control = self.control_with(&context, round.clone());
         let arguments = request.arguments.clone();
-        match self
+        let result = self
             .dispatch
             .get_prompt(&request.name, arguments.as_ref(), control)
-            .await
-        {
+            .await;
+        if let Some(asked) = input_required(round.as_ref())? {
+            return Ok(GetPromptResponse::InputRequired(asked));
+        }
+        match result {
             Ok(result) => from_json(result).map(GetPromptResponse::Complete),
             Err(error) => Err(feature_error(error, is_stateless(&context))),
         }
@@ -400,6 +450,64 @@ impl ServerHandler for McpServer {
             Ok(completion) => from_json(json!({ "completion": completion })),
             Err(error) => Err(feature_error(error, is_stateless(&context))),
         }
+    }
+}
+
+/// The round of a stateless request: the answers it and its `requestState` carry.
+fn new_round(
+    state: Option<&str>,
+    responses: Option<&crate::input_required::Responses>,
+) -> Result<Arc<Round>, McpError> {
+    Round::new(state, responses)
+        .map(Arc::new)
+        .map_err(|error| McpError::invalid_params(error.to_string(), None))
+}
+
+/// The input-required result of a round whose call asked a question it had no answer to.
+fn input_required(round: Option<&Arc<Round>>) -> Result<Option<InputRequiredResult>, McpError> {
+    let Some((question, state)) = round.and_then(|round| round.question()) else {
+        return Ok(None);
+    };
+    let asked = serde_json::from_value::<InputRequest>(
+        json!({"method": question.request.method(), "params": question.params}),
+    )
+    .map_err(|error| McpError::internal_error(format!("input request not built: {error}"), None))?;
+    Ok(Some(InputRequiredResult::new(
+        Some(InputRequests::from([(question.key, asked)])),
+        Some(state),
+    )))
+}
+
+/// Runs a tool call (arguments over [`LARGE_ARGUMENTS`] validated on a blocking thread).
+async fn run_call(
+    dispatch: Arc<dyn Dispatch>,
+    name: String,
+    raw: Option<Arc<str>>,
+    control: CallControl,
+) -> Result<ToolOutcome, DispatchError> {
+    if raw.as_ref().is_some_and(|r| r.len() > LARGE_ARGUMENTS) {
+        // Validating megabytes of arguments takes milliseconds of CPU: not on the async
+        // workers, which must keep serving other requests and enforcing deadlines.
+        let runtime = tokio::runtime::Handle::current();
+        return tokio::task::spawn_blocking(move || {
+            runtime.block_on(dispatch.call_tool(&name, raw.as_deref(), control))
+        })
+        .await
+        .unwrap_or_else(|error| Ok(ToolOutcome::error(format!("the call failed: {error}"))));
+    }
+    dispatch.call_tool(&name, raw.as_deref(), control).await
+}
+
+/// The `tools/call` answer of an outcome.
+fn tool_response(
+    outcome: Result<ToolOutcome, DispatchError>,
+) -> Result<CallToolResponse, McpError> {
+    match outcome {
+        Ok(outcome) => Ok(CallToolResponse::Complete(call_tool_result(outcome))),
+        Err(DispatchError::UnknownTool(name)) => Err(McpError::invalid_params(
+            format!("Unknown tool: {name}"),
+            None,
+        )),
     }
 }
 

@@ -11,6 +11,8 @@ use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use crate::input_required::Round;
+
 /// The client of one request.
 pub struct PeerLink {
     peer: Peer<RoleServer>,
@@ -18,8 +20,14 @@ pub struct PeerLink {
     runtime: tokio::runtime::Handle,
     /// The lowest level sent (`logging/setLevel`), an index of [`LOG_LEVELS`].
     min_level: Arc<AtomicUsize>,
-    /// 2026-07-28 and later: no server-to-client requests.
+    /// 2026-07-28 and later: no server-to-client requests; questions become input-required
+    /// results through the request's round ([`crate::input_required`]), when it has one.
     stateless: bool,
+    round: Option<Arc<Round>>,
+    /// 2026-07-28: the client's capabilities from the request's `_meta`.
+    request_capabilities: Option<Value>,
+    /// Questions asked so far (for their keys).
+    asked: AtomicUsize,
 }
 
 impl PeerLink {
@@ -36,7 +44,18 @@ impl PeerLink {
             runtime: tokio::runtime::Handle::current(),
             min_level,
             stateless,
+            round: None,
+            request_capabilities: None,
+            asked: AtomicUsize::new(0),
         }
+    }
+
+    /// Questions in the stateless era are answered from, or recorded in, `round`; the client
+    /// offers what `capabilities` (its request's `_meta` capabilities) declare.
+    pub fn with_round(mut self, round: Arc<Round>, capabilities: Option<Value>) -> PeerLink {
+        self.round = Some(round);
+        self.request_capabilities = capabilities;
+        self
     }
 
     fn notify(&self, method: &str, params: Value) -> bool {
@@ -57,10 +76,11 @@ impl PeerLink {
 
     /// Whether the client declared the capability `request` needs.
     fn client_offers(&self, request: ClientRequest) -> bool {
-        let Some(info) = self.peer.peer_info() else {
-            return false;
+        let capabilities = match (&self.request_capabilities, self.peer.peer_info()) {
+            (Some(capabilities), _) => capabilities.clone(),
+            (None, Some(info)) => serde_json::to_value(&info.capabilities).unwrap_or_default(),
+            (None, None) => return false,
         };
-        let capabilities = serde_json::to_value(&info.capabilities).unwrap_or_default();
         let key = match request {
             ClientRequest::Elicit => "elicitation",
             ClientRequest::Sample => "sampling",
@@ -96,15 +116,32 @@ impl ClientLink for PeerLink {
         )
     }
 
-    fn request(&self, request: ClientRequest, params: Value) -> RequestOutcome {
+    fn request(&self, request: ClientRequest, mut params: Value) -> RequestOutcome {
+        // The key of the question in an input-required result: the library's `inputKey`, or
+        // one made from the method and the question's number.
+        let number = self.asked.fetch_add(1, Ordering::Relaxed) + 1;
+        let key = match params.as_object_mut().and_then(|p| p.remove("inputKey")) {
+            Some(Value::String(key)) => key,
+            _ => format!("{}_{number}", request.method().replace('/', "_")),
+        };
         if self.stateless {
-            return RequestOutcome::refused(
-                context_status::UNSUPPORTED,
-                format!(
-                    "{} cannot be sent in protocol 2026-07-28 (no server-to-client requests; input-required results are not supported yet)",
-                    request.method()
+            return match &self.round {
+                Some(_) if !self.client_offers(request) => RequestOutcome::refused(
+                    context_status::UNSUPPORTED,
+                    format!(
+                        "the client does not support {} (its request declares no such capability)",
+                        request.method()
+                    ),
                 ),
-            );
+                Some(round) => round.ask(key, request, params),
+                None => RequestOutcome::refused(
+                    context_status::UNSUPPORTED,
+                    format!(
+                        "{} cannot be sent in protocol 2026-07-28 outside tools/call (no server-to-client requests)",
+                        request.method()
+                    ),
+                ),
+            };
         }
         if !self.client_offers(request) {
             return RequestOutcome::refused(

@@ -115,7 +115,7 @@ fn wrong_abi_version_is_named() {
             error,
             LoadError::AbiVersion {
                 found: 99,
-                expected: 2,
+                expected: delphi_mcp_manifest::abi::ABI_VERSION,
                 ..
             }
         ),

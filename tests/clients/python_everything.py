@@ -118,7 +118,7 @@ async def run(server, library, serve_args, check):
                 check("missing resource refused", e.code == -32002 and "test://missing" in e.message, f"{e.code} {e.message}")
 
             prompts = {p.name: p for p in (await client.list_prompts()).prompts}
-            check("prompts listed", set(prompts) == {"test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image", "ticket_summary"}, str(list(prompts)))
+            check("prompts listed", set(prompts) == {"test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image", "ticket_summary", "test_input_required_result_prompt"}, str(list(prompts)))
             check("prompt arguments", [(a.name, a.required) for a in prompts["test_prompt_with_arguments"].arguments] == [("arg1", True), ("arg2", True)], str(prompts["test_prompt_with_arguments"]))
             got = await client.get_prompt("test_prompt_with_arguments", {"arg1": "one", "arg2": "two"})
             check("prompt text", got.messages[0].role == "user" and got.messages[0].content.text == "Prompt with arguments: arg1='one', arg2='two'", str(got))
@@ -129,6 +129,10 @@ async def run(server, library, serve_args, check):
                 check("missing prompt argument refused", False)
             except MCPError as e:
                 check("missing prompt argument refused", e.code == -32602 and "arg2" in e.message, e.message)
+            asked_before = asked["elicitation"]
+            got = await client.get_prompt("test_input_required_result_prompt")
+            check("prompt asks the user (handshake era: elicitation/create)", asked["elicitation"] == asked_before + 1
+                  and got.messages[0].content.text.startswith("Answer with this context in mind:"), str(got))
             got = await client.get_prompt("ticket_summary", {"status": "pending"})
             check("enumeration argument", "pending" in got.messages[0].content.text, str(got))
 

@@ -109,6 +109,11 @@ fn conformance_2026_07_28_requirements() {
             "http-header-validation",
             "input-required-result-validate-input",
             "input-required-result-unsupported-methods",
+            "input-required-result-basic-elicitation",
+            "input-required-result-multi-round",
+            "input-required-result-tampered-state",
+            "input-required-result-non-tool-request",
+            "input-required-result-capability-check",
         ],
     );
 }

@@ -129,6 +129,11 @@ type
     as 'EClass: message', or hidden by `serve --hide-exceptions`). }
   EMcpToolError = class(Exception);
 
+  { Raised by TMcpContext when, in protocol 2026-07-28, the client must answer a question
+    first: let it pass (the server sends the question and runs the tool again with the
+    answer). }
+  EMcpInputRequired = class(EMcpToolError);
+
   { What a content block is (TMcpContent.Kind). }
   TMcpContentKind = (mckText, mckImage, mckAudio, mckResourceLink, mckResource);
 
@@ -209,13 +214,16 @@ type
     function Cancelled: Boolean;
     { Asks the user (elicitation/create). RequestedSchema: the JSON Schema of the answer
       object (flat, primitive properties). Content: the answer's JSON text when accepted.
-      Raises EMcpToolError when the client cannot be asked. }
-    function Elicit(const Msg, RequestedSchema: string; out Content: string): TMcpElicitAction;
+      Raises EMcpToolError when the client cannot be asked. In protocol 2026-07-28 the
+      question goes out as an input-required result and the call waits for the client's
+      retry; Key names it there (default: the method and the question's number). }
+    function Elicit(const Msg, RequestedSchema: string; out Content: string;
+      const Key: string = ''): TMcpElicitAction;
     { Asks the client's model (sampling/createMessage) with one user message; returns the
       reply's text. Raises EMcpToolError when the client cannot be asked. }
-    function Sample(const Prompt: string; MaxTokens: Integer = 100): string;
+    function Sample(const Prompt: string; MaxTokens: Integer = 100; const Key: string = ''): string;
     { The client's roots (roots/list) as the JSON text of their array. }
-    function ListRoots: string;
+    function ListRoots(const Key: string = ''): string;
   end;
 
 { Content blocks. }
@@ -238,6 +246,7 @@ const
   __McpCtxOk = 0;
   __McpCtxDeclined = 5;
   __McpCtxCancelled = 6;
+  __McpCtxInputRequired = 7;
 
 function __McpUtf8(const S: string): RawByteString;
 begin
@@ -349,14 +358,26 @@ begin
       FAbi^.Free(A);
     end;
   end;
+  if Result = __McpCtxInputRequired then
+    raise EMcpInputRequired.Create(Answer);
 end;
 
-function TMcpContext.Elicit(const Msg, RequestedSchema: string; out Content: string): TMcpElicitAction;
+{ The inputKey member of a request's params (docs/abi.md), when Key is given. }
+function __McpKeyMember(const Key: string): string;
+begin
+  if Key = '' then
+    Result := ''
+  else
+    Result := ',"inputKey":' + McpJsonString(Key);
+end;
+
+function TMcpContext.Elicit(const Msg, RequestedSchema: string; out Content: string;
+  const Key: string): TMcpElicitAction;
 var
   Status: Int32;
 begin
   Status := Ask(__McpAskElicit, '{"message":' + McpJsonString(Msg) + ',"requestedSchema":' +
-    RequestedSchema + '}', Content);
+    RequestedSchema + __McpKeyMember(Key) + '}', Content);
   case Status of
     __McpCtxOk: Result := meaAccept;
     __McpCtxDeclined: Result := meaDecline;
@@ -366,16 +387,23 @@ begin
   end;
 end;
 
-function TMcpContext.Sample(const Prompt: string; MaxTokens: Integer): string;
+function TMcpContext.Sample(const Prompt: string; MaxTokens: Integer; const Key: string): string;
 begin
   if Ask(__McpAskSample, '{"messages":[{"role":"user","content":{"type":"text","text":' +
-    McpJsonString(Prompt) + '}}],"maxTokens":' + IntToStr(MaxTokens) + '}', Result) <> __McpCtxOk then
+    McpJsonString(Prompt) + '}}],"maxTokens":' + IntToStr(MaxTokens) + __McpKeyMember(Key) + '}',
+    Result) <> __McpCtxOk then
     raise EMcpToolError.Create(Result);
 end;
 
-function TMcpContext.ListRoots: string;
+function TMcpContext.ListRoots(const Key: string): string;
+var
+  Params: string;
 begin
-  if Ask(__McpAskRoots, '{}', Result) <> __McpCtxOk then
+  if Key = '' then
+    Params := '{}'
+  else
+    Params := '{"inputKey":' + McpJsonString(Key) + '}';
+  if Ask(__McpAskRoots, Params, Result) <> __McpCtxOk then
     raise EMcpToolError.Create(Result);
 end;
 

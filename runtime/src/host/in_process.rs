@@ -226,12 +226,13 @@ impl LibraryHost {
         // Tools first, then resources, templates, prompts and completion providers: the
         // index space of `ToolHost::call` (`Manifest::callables`).
         let mut exports = Vec::with_capacity(manifest.tools.len());
-        for binding in manifest.callables() {
+        for (index, binding) in manifest.callables().enumerate() {
             let export = (symbols.lookup)(&binding.export).ok_or_else(|| {
-                missing(
-                    &binding.export,
-                    &format!("the manifest's `{}` calls it", binding.routine),
-                )
+                let who = match manifest.tools.get(index) {
+                    Some(tool) => format!("tool `{}`", tool.name),
+                    None => format!("`{}`", binding.routine),
+                };
+                missing(&binding.export, &format!("the manifest's {who} calls it"))
             })?;
             exports.push(export);
         }

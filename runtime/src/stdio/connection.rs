@@ -330,6 +330,11 @@ impl Connection {
             // The answer to a request the server sent (a tool's call context asking the client:
             // elicitation, sampling, roots): rmcp matches it to the request by id.
             Kind::Response(id) => match message {
+                // rmcp ends the service on a message before any lifecycle (and the server has
+                // asked nothing then).
+                Ok(_) if self.era == Era::Unknown => {
+                    tracing::debug!(%id, "answer before any session ignored");
+                }
                 Ok(message) => self.to_rmcp.push_back(message),
                 Err(error) => {
                     tracing::warn!(%id, %error, "unreadable answer from the client ignored")

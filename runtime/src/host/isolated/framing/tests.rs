@@ -235,10 +235,10 @@ fn oversized_and_malformed_frames_are_errors() {
     body.extend(1u64.to_le_bytes());
     body.extend(0u32.to_le_bytes());
     body.extend(1u32.to_le_bytes());
-    body.extend(9i32.to_le_bytes());
+    body.extend(10i32.to_le_bytes());
     assert!(matches!(
         decode_to_worker(&body),
-        Err(FrameError::UnknownKind { index: 0, kind: 9 })
+        Err(FrameError::UnknownKind { index: 0, kind: 10 })
     ));
     let mut body = vec![CALL];
     body.extend(1u64.to_le_bytes());
