@@ -3,6 +3,9 @@
 #   - Free Pascal 3.2.2 (scripts/install-fpc.sh: Debian packages; needs root or sudo)
 #   - the Python MCP SDK client, into a virtual environment at .tools/venv
 #   - Node 22 and the MCP Inspector CLI, into .tools/node (npm packages, no global install)
+#   - HAProxy (Debian package; tests/http/balancer.rs)
+#   - for bench/run: FastMCP in its own virtual environment (.tools/fastmcp-venv) and the
+#     TypeScript MCP SDK (.tools/ts-sdk), both pinned
 # Safe to run again: each step is skipped when its tool is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -68,4 +71,28 @@ done
 if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
   echo "installing chromium" >&2
   apt_install chromium
+fi
+
+# HAProxy in front of several `serve --http` instances (tests/http/balancer.rs).
+if ! command -v haproxy >/dev/null 2>&1; then
+  echo "installing haproxy" >&2
+  apt_install haproxy
+fi
+
+# The side-by-side bench (bench/run): FastMCP and the TypeScript SDK's server, pinned exactly so
+# that figures stay comparable. FastMCP gets a venv of its own: it pins its own `mcp` version.
+fastmcp_version=4.2.3
+if ! .tools/fastmcp-venv/bin/python -c "import importlib.metadata as m, sys; sys.exit(m.version('fastmcp') != '$fastmcp_version')" >/dev/null 2>&1; then
+  echo "installing fastmcp $fastmcp_version into .tools/fastmcp-venv" >&2
+  rm -rf .tools/fastmcp-venv
+  python3 -m venv .tools/fastmcp-venv
+  .tools/fastmcp-venv/bin/python -m pip install --quiet --upgrade pip
+  .tools/fastmcp-venv/bin/python -m pip install --quiet "fastmcp==$fastmcp_version"
+fi
+ts_sdk_version=1.32.2
+if ! grep -qs "\"version\": \"$ts_sdk_version\"" .tools/ts-sdk/node_modules/@modelcontextprotocol/sdk/package.json; then
+  echo "installing @modelcontextprotocol/sdk@$ts_sdk_version into .tools/ts-sdk" >&2
+  mkdir -p .tools/ts-sdk
+  [ -f .tools/ts-sdk/package.json ] || echo '{"name":"delphi-mcp-bench-ts-sdk","private":true}' > .tools/ts-sdk/package.json
+  npm install --prefix .tools/ts-sdk --no-audit --no-fund --loglevel=error "@modelcontextprotocol/sdk@$ts_sdk_version"
 fi

@@ -17,10 +17,22 @@ use std::process::Command;
 fn run_suite(version: &str, extra: &[&str], baseline: &str, must_pass: &[&str]) {
     let library = support::fpc::build_example("everything");
     let server = HttpServer::start(&library, &["--no-auth"]);
+    run_suite_at(&server.endpoint, version, extra, baseline, must_pass);
+}
+
+/// Runs the suite `version` against `endpoint` (a server without authentication) and checks
+/// that every failure is in `baseline` and every scenario of `must_pass` passed.
+pub(crate) fn run_suite_at(
+    endpoint: &str,
+    version: &str,
+    extra: &[&str],
+    baseline: &str,
+    must_pass: &[&str],
+) {
     let results = tempfile::tempdir().expect("results folder");
     let output = Command::new(node())
         .arg(conformance_cli(version))
-        .args(["server", "--url", &server.endpoint])
+        .args(["server", "--url", endpoint])
         .args(extra)
         .arg("--expected-failures")
         .arg(repo().join("tests/conformance").join(baseline))

@@ -7,6 +7,7 @@
 
 pub mod abi_lib;
 pub mod bad_input;
+pub mod balancer;
 pub mod call;
 pub mod faults;
 pub mod fpc;
