@@ -118,7 +118,11 @@ impl McpServer {
         round: Option<Arc<Round>>,
     ) -> CallControl {
         let stateless = is_stateless(context);
-        let meta = serde_json::to_value(&context.meta).unwrap_or_default();
+        // Read only in the stateless era (not on every call of the handshake eras).
+        let meta = match stateless {
+            true => serde_json::to_value(&context.meta).unwrap_or_default(),
+            false => Value::Null,
+        };
         // 2026-07-28 has no logging/setLevel: a request asks for logs with its `_meta` level,
         // and gets none without one.
         let min_level = match stateless {
