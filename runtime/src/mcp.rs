@@ -103,6 +103,20 @@ pub fn call_tool_result(outcome: ToolOutcome) -> CallToolResult {
     result
 }
 
+/// The handler's answer to a `tools/call`: the outcome as a result, or an unknown tool as
+/// invalid params (JSON-RPC -32602).
+pub fn call_tool_response(
+    outcome: Result<ToolOutcome, DispatchError>,
+) -> Result<CallToolResponse, McpError> {
+    match outcome {
+        Ok(outcome) => Ok(CallToolResponse::Complete(call_tool_result(outcome))),
+        Err(DispatchError::UnknownTool(name)) => Err(McpError::invalid_params(
+            format!("Unknown tool: {name}"),
+            None,
+        )),
+    }
+}
+
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         let identity = self.dispatch.identity();
@@ -199,12 +213,6 @@ impl ServerHandler for McpServer {
                 .call_tool(&name, raw.as_deref(), control)
                 .await
         };
-        match outcome {
-            Ok(outcome) => Ok(CallToolResponse::Complete(call_tool_result(outcome))),
-            Err(DispatchError::UnknownTool(name)) => Err(McpError::invalid_params(
-                format!("Unknown tool: {name}"),
-                None,
-            )),
-        }
+        call_tool_response(outcome)
     }
 }

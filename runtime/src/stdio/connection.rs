@@ -12,9 +12,13 @@
 //! - `notifications/cancelled` for a request not yet answered means its answer is never
 //!   written (a call waiting for its turn is dropped; a running one is cancelled in rmcp, which
 //!   passes it on to the call);
-//! - a batch (2025-03-26 only) is answered with one array once all its requests are answered.
+//! - a batch (2025-03-26 only) is answered with one array once all its requests are answered;
+//! - a plain `tools/call` may skip rmcp ([`super::direct`]): it is then started by the reader,
+//!   and its answer takes its place in the order like any other.
 
+use super::direct::{self, DirectCall};
 use super::lines::KEPT_PREFIX;
+use crate::dispatch::CallControl;
 use crate::jsonrpc::{self, code, EnvelopeError, IdKey, Incoming, Kind, RawId, Request};
 use crate::lifecycle::{negotiated_version, Era};
 use crate::mcp::{supported_versions, RawArguments};
@@ -158,13 +162,15 @@ impl Slot {
     }
 }
 
-/// A request rmcp is handling.
+/// A request rmcp (or the direct path) is handling.
 #[derive(Debug)]
 struct Pending {
     client: RawId,
     slot: u64,
     index: usize,
     call: bool,
+    /// A direct call's control (cancelled by `notifications/cancelled`).
+    direct: Option<CallControl>,
 }
 
 /// The connection (see the module documentation).
@@ -183,6 +189,14 @@ pub struct Connection {
     to_rmcp: VecDeque<ClientJsonRpcMessage>,
     /// Server messages that answer no request (written at once).
     unordered: Vec<String>,
+    /// Whether plain tool calls may skip rmcp ([`super::direct`]).
+    pub direct: bool,
+    /// rmcp has answered a request: its service runs.
+    rmcp_serving: bool,
+    /// `notifications/initialized` was received.
+    initialized: bool,
+    /// Direct calls for the reader to start, in order.
+    to_start: Vec<DirectCall>,
     /// End of input was read.
     pub eof: bool,
     /// Writing has stopped (stdout failed or rmcp ended): nothing more will be written.
@@ -203,6 +217,10 @@ impl Connection {
             waiting_calls: VecDeque::new(),
             to_rmcp: VecDeque::new(),
             unordered: Vec::new(),
+            direct: true,
+            rmcp_serving: false,
+            initialized: false,
+            to_start: Vec::new(),
             eof: false,
             closed: false,
         }
@@ -211,6 +229,16 @@ impl Connection {
     /// The next message for rmcp.
     pub fn next_for_rmcp(&mut self) -> Option<ClientJsonRpcMessage> {
         self.to_rmcp.pop_front()
+    }
+
+    /// Whether messages wait for rmcp.
+    pub fn has_for_rmcp(&self) -> bool {
+        !self.to_rmcp.is_empty()
+    }
+
+    /// The direct calls to start now, in request order.
+    pub fn take_direct_calls(&mut self) -> Vec<DirectCall> {
+        std::mem::take(&mut self.to_start)
     }
 
     /// Messages waiting for rmcp, and answers waiting to be written: the reader pauses while
@@ -225,6 +253,7 @@ impl Connection {
             && self.pending.is_empty()
             && self.waiting_calls.is_empty()
             && self.to_rmcp.is_empty()
+            && self.to_start.is_empty()
     }
 
     /// Everything is written (or writing has stopped).
@@ -343,6 +372,9 @@ impl Connection {
                         return;
                     }
                 };
+                if method == "notifications/initialized" {
+                    self.initialized = true;
+                }
                 match cancelled {
                     Some(target) => self.cancel(&target, message, now),
                     None => self.to_rmcp.push_back(message),
@@ -374,6 +406,29 @@ impl Connection {
                 self.next_internal += 1;
                 message.id = RequestId::Number(internal);
                 let index = self.add_entry(slot, key, Entry::Waiting, now);
+                if let Some((name, arguments)) =
+                    self.direct_call(slot, &message.request, meta_version.as_deref())
+                {
+                    let control = CallControl::new();
+                    self.pending.insert(
+                        internal,
+                        Pending {
+                            client: id,
+                            slot,
+                            index,
+                            call: false,
+                            direct: Some(control.clone()),
+                        },
+                    );
+                    self.to_start.push(DirectCall {
+                        internal,
+                        name,
+                        arguments,
+                        control,
+                        stateless: self.era == Era::Stateless,
+                    });
+                    return;
+                }
                 let call = self.ordered && method == "tools/call";
                 self.pending.insert(
                     internal,
@@ -382,6 +437,7 @@ impl Connection {
                         slot,
                         index,
                         call,
+                        direct: None,
                     },
                 );
                 let message = ClientJsonRpcMessage::Request(message);
@@ -395,6 +451,24 @@ impl Connection {
                 }
             }
         }
+    }
+
+    /// The tool and arguments of a request that takes the direct path ([`super::direct`]).
+    fn direct_call(
+        &mut self,
+        slot: u64,
+        request: &ClientRequest,
+        meta_version: Option<&str>,
+    ) -> Option<(String, Option<Arc<str>>)> {
+        let ready = self.direct
+            && self.rmcp_serving
+            && (self.initialized || self.era == Era::Stateless)
+            && !(self.ordered && (self.running_call.is_some() || !self.waiting_calls.is_empty()))
+            && self.slot_mut(slot).is_some_and(|s| !s.batch);
+        if !ready {
+            return None;
+        }
+        direct::direct_call(request, &self.era, meta_version)
     }
 
     /// Fixes the era on the first lifecycle request, as rmcp selects its lifecycle.
@@ -443,6 +517,10 @@ impl Connection {
             };
             found = true;
             self.set_entry(pending.slot, pending.index, Entry::Cancelled, now);
+            if let Some(control) = pending.direct {
+                control.cancelled.cancel();
+                continue;
+            }
             if let Some(place) = self.waiting_calls.iter().position(|(i, _)| *i == internal) {
                 self.waiting_calls.remove(place);
                 continue;
@@ -483,6 +561,12 @@ impl Connection {
     }
 
     /// An answer rmcp sends: `text` answers internal id `internal`.
+    pub fn answered_by_rmcp(&mut self, internal: i64, text: &str, now: Instant) {
+        self.rmcp_serving = true;
+        self.answered(internal, text, now);
+    }
+
+    /// An answer (from rmcp or a direct call): `text` answers internal id `internal`.
     pub fn answered(&mut self, internal: i64, text: &str, now: Instant) {
         let Some(pending) = self.pending.remove(&internal) else {
             tracing::debug!(internal, "answer to a cancelled request dropped");
@@ -672,6 +756,59 @@ mod tests {
             [
                 r#"{"jsonrpc":"2.0","id":"i","result":{}}"#,
                 r#"{"jsonrpc":"2.0","id":"b","result":{}}"#
+            ]
+        );
+    }
+
+    #[test]
+    fn plain_calls_skip_rmcp_once_its_service_runs() {
+        let now = Instant::now();
+        let mut connection = Connection::new(true);
+        accept(&mut connection, INIT, now);
+        // Before rmcp answered `initialize` and `initialized` arrived: through rmcp.
+        accept(&mut connection, &call("1"), now);
+        assert_eq!(handed(&mut connection), [1, 2]);
+        connection.answered_by_rmcp(1, &answer(1), now);
+        connection.answered_by_rmcp(2, &answer(2), now);
+        accept(
+            &mut connection,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            now,
+        );
+        assert!(connection.next_for_rmcp().is_some());
+        accept(&mut connection, &call("2"), now);
+        accept(&mut connection, &call("3"), now);
+        let direct: Vec<i64> = connection
+            .take_direct_calls()
+            .iter()
+            .map(|c| c.internal)
+            .collect();
+        assert_eq!(direct, [3, 4]);
+        assert!(!connection.has_for_rmcp());
+        // A progress token needs rmcp's peer; a plain call behind it waits its turn in rmcp.
+        accept(
+            &mut connection,
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"add","arguments":{},"_meta":{"progressToken":"p"}}}"#,
+            now,
+        );
+        accept(&mut connection, &call("6"), now);
+        assert_eq!(handed(&mut connection), [5]);
+        assert!(connection.take_direct_calls().is_empty());
+        // A cancelled direct call is never answered.
+        accept(
+            &mut connection,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#,
+            now,
+        );
+        connection.answered(3, &answer(3), now);
+        connection.answered(4, &answer(4), now);
+        let (lines, _) = connection.writable(now);
+        assert_eq!(
+            lines,
+            [
+                r#"{"jsonrpc":"2.0","id":"i","result":{}}"#,
+                r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+                r#"{"jsonrpc":"2.0","id":3,"result":{}}"#
             ]
         );
     }
