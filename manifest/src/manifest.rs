@@ -531,7 +531,12 @@ impl Manifest {
 impl DelphiBinding {
     /// Whether the binding uses what only ABI 3 has.
     pub fn needs_abi_3(&self) -> bool {
-        self.content.is_some() || self.params.iter().any(|p| p.ty == ValueType::Context)
+        self.content.is_some() || self.needs_context()
+    }
+
+    /// Whether the routine takes the call context.
+    pub fn needs_context(&self) -> bool {
+        self.params.iter().any(|p| p.ty == ValueType::Context)
     }
 }
 

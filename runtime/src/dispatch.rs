@@ -127,6 +127,8 @@ pub trait Features: Send + Sync {
     fn prompts(&self) -> Vec<Value>;
     /// Whether a tool can log to the client (one has a call context).
     fn logs(&self) -> bool;
+    /// The tools with a call context (their calls need the client).
+    fn context_tools(&self) -> Vec<String>;
     /// Whether `uri` names a resource (or matches a template).
     fn has_resource(&self, uri: &str) -> bool;
     /// `resources/read` of `uri`.
@@ -343,11 +345,17 @@ impl Features for LibraryDispatch {
     }
 
     fn logs(&self) -> bool {
-        self.host.manifest().callables().any(|b| {
-            b.params
-                .iter()
-                .any(|p| p.ty == delphi_mcp_manifest::ValueType::Context)
-        })
+        self.host.manifest().callables().any(|b| b.needs_context())
+    }
+
+    fn context_tools(&self) -> Vec<String> {
+        self.host
+            .manifest()
+            .tools
+            .iter()
+            .filter(|t| t.delphi.needs_context())
+            .map(|t| t.name.clone())
+            .collect()
     }
 
     fn has_resource(&self, uri: &str) -> bool {

@@ -197,6 +197,20 @@ pub fn call_tool_result(outcome: ToolOutcome) -> CallToolResult {
     result
 }
 
+/// The handler's answer to a `tools/call`: the outcome as a result, or an unknown tool as
+/// invalid params (JSON-RPC -32602).
+pub fn call_tool_response(
+    outcome: Result<ToolOutcome, DispatchError>,
+) -> Result<CallToolResponse, McpError> {
+    match outcome {
+        Ok(outcome) => Ok(CallToolResponse::Complete(call_tool_result(outcome))),
+        Err(DispatchError::UnknownTool(name)) => Err(McpError::invalid_params(
+            format!("Unknown tool: {name}"),
+            None,
+        )),
+    }
+}
+
 impl ServerHandler for McpServer {
     #[allow(deprecated)] // logging: see the imports
     fn get_info(&self) -> ServerConfig {
@@ -307,11 +321,11 @@ impl ServerHandler for McpServer {
             let outcome = run_call(Arc::clone(&self.dispatch), name, raw, control).await;
             return match input_required(Some(&round))? {
                 Some(result) => Ok(CallToolResponse::InputRequired(result)),
-                None => tool_response(outcome),
+                None => call_tool_response(outcome),
             };
         }
         let control = self.control(&context);
-        tool_response(run_call(Arc::clone(&self.dispatch), name, raw, control).await)
+        call_tool_response(run_call(Arc::clone(&self.dispatch), name, raw, control).await)
     }
 
     #[allow(deprecated)] // logging: see the imports
@@ -559,19 +573,6 @@ async fn run_call(
         .unwrap_or_else(|error| Ok(ToolOutcome::error(format!("the call failed: {error}"))));
     }
     dispatch.call_tool(&name, raw.as_deref(), control).await
-}
-
-/// The `tools/call` answer of an outcome.
-fn tool_response(
-    outcome: Result<ToolOutcome, DispatchError>,
-) -> Result<CallToolResponse, McpError> {
-    match outcome {
-        Ok(outcome) => Ok(CallToolResponse::Complete(call_tool_result(outcome))),
-        Err(DispatchError::UnknownTool(name)) => Err(McpError::invalid_params(
-            format!("Unknown tool: {name}"),
-            None,
-        )),
-    }
 }
 
 /// A list result (resources, templates, prompts) with the 2026-07-28 cache hints: the lists are

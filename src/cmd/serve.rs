@@ -128,13 +128,18 @@ fn library_for(args: &Args) -> miette::Result<PathBuf> {
     let target = &args.path;
     if target.is_dir() {
         // Build notes go to stderr; stdout stays free for the protocol.
-        return build_project(&ProjectBuild {
+        let library = build_project(&ProjectBuild {
             dir: target.clone(),
             name: None,
             options: args.source.parse_options(),
             model: args.generate.model_options(),
             fpc: args.fpc.clone(),
         });
+        // The parser's and the generator's memory is free now; the allocator would keep it
+        // for the life of the server.
+        // SAFETY: mimalloc is the global allocator (src/main.rs); collecting is always safe.
+        unsafe { libmimalloc_sys::mi_collect(true) };
+        return library;
     }
     if !target.exists() {
         return Err(miette::miette!("{} does not exist", target.display()));

@@ -12,9 +12,13 @@
 //! - `notifications/cancelled` for a request not yet answered means its answer is never
 //!   written (a call waiting for its turn is dropped; a running one is cancelled in rmcp, which
 //!   passes it on to the call);
-//! - a batch (2025-03-26 only) is answered with one array once all its requests are answered.
+//! - a batch (2025-03-26 only) is answered with one array once all its requests are answered;
+//! - a plain `tools/call` may skip rmcp ([`super::direct`]): it is then started by the reader,
+//!   and its answer takes its place in the order like any other.
 
+use super::direct::{self, DirectCall};
 use super::lines::KEPT_PREFIX;
+use crate::dispatch::CallControl;
 use crate::jsonrpc::{self, code, EnvelopeError, IdKey, Incoming, Kind, RawId, Request};
 use crate::lifecycle::{negotiated_version, Era};
 use crate::mcp::{supported_versions, RawArguments};
@@ -158,13 +162,15 @@ impl Slot {
     }
 }
 
-/// A request rmcp is handling.
+/// A request rmcp (or the direct path) is handling.
 #[derive(Debug)]
 struct Pending {
     client: RawId,
     slot: u64,
     index: usize,
     call: bool,
+    /// A direct call's control (cancelled by `notifications/cancelled`).
+    direct: Option<CallControl>,
 }
 
 /// The connection (see the module documentation).
@@ -183,6 +189,16 @@ pub struct Connection {
     to_rmcp: VecDeque<ClientJsonRpcMessage>,
     /// Server messages that answer no request (written at once).
     unordered: Vec<String>,
+    /// Whether plain tool calls may skip rmcp ([`super::direct`]).
+    pub direct: bool,
+    /// Tools with a call context (ABI 3): they need rmcp's peer, never the direct path.
+    pub context_tools: std::collections::HashSet<String>,
+    /// rmcp has answered a request: its service runs.
+    rmcp_serving: bool,
+    /// `notifications/initialized` was received.
+    initialized: bool,
+    /// Direct calls for the reader to start, in order.
+    to_start: Vec<DirectCall>,
     /// End of input was read.
     pub eof: bool,
     /// Writing has stopped (stdout failed or rmcp ended): nothing more will be written.
@@ -203,6 +219,11 @@ impl Connection {
             waiting_calls: VecDeque::new(),
             to_rmcp: VecDeque::new(),
             unordered: Vec::new(),
+            direct: true,
+            context_tools: Default::default(),
+            rmcp_serving: false,
+            initialized: false,
+            to_start: Vec::new(),
             eof: false,
             closed: false,
         }
@@ -211,6 +232,16 @@ impl Connection {
     /// The next message for rmcp.
     pub fn next_for_rmcp(&mut self) -> Option<ClientJsonRpcMessage> {
         self.to_rmcp.pop_front()
+    }
+
+    /// Whether messages wait for rmcp.
+    pub fn has_for_rmcp(&self) -> bool {
+        !self.to_rmcp.is_empty()
+    }
+
+    /// The direct calls to start now, in request order.
+    pub fn take_direct_calls(&mut self) -> Vec<DirectCall> {
+        std::mem::take(&mut self.to_start)
     }
 
     /// Messages waiting for rmcp, and answers waiting to be written: the reader pauses while
@@ -225,6 +256,7 @@ impl Connection {
             && self.pending.is_empty()
             && self.waiting_calls.is_empty()
             && self.to_rmcp.is_empty()
+            && self.to_start.is_empty()
     }
 
     /// Everything is written (or writing has stopped).
@@ -266,8 +298,12 @@ impl Connection {
                 }
             }
         }
-        // A slot that got no entry (notifications only) writes nothing.
-        self.slots.retain(|s| !s.entries.is_empty());
+        // A slot that got no entry (notifications only) writes nothing. Only the slot just
+        // opened can be empty: earlier ones were checked when their lines were applied (a scan
+        // of every slot here cost a few per cent of a pipelined call).
+        if self.slots.back().is_some_and(|s| s.entries.is_empty()) {
+            self.slots.pop_back();
+        }
     }
 
     fn open_slot(&mut self, batch: bool) -> u64 {
@@ -353,6 +389,9 @@ impl Connection {
                         return;
                     }
                 };
+                if method == "notifications/initialized" {
+                    self.initialized = true;
+                }
                 match cancelled {
                     Some(target) => self.cancel(&target, message, now),
                     None => self.to_rmcp.push_back(message),
@@ -384,6 +423,29 @@ impl Connection {
                 self.next_internal += 1;
                 message.id = RequestId::Number(internal);
                 let index = self.add_entry(slot, key, Entry::Waiting, now);
+                if let Some((name, arguments)) =
+                    self.direct_call(slot, &message.request, meta_version.as_deref())
+                {
+                    let control = CallControl::new();
+                    self.pending.insert(
+                        internal,
+                        Pending {
+                            client: id,
+                            slot,
+                            index,
+                            call: false,
+                            direct: Some(control.clone()),
+                        },
+                    );
+                    self.to_start.push(DirectCall {
+                        internal,
+                        name,
+                        arguments,
+                        control,
+                        stateless: self.era == Era::Stateless,
+                    });
+                    return;
+                }
                 let call = self.ordered && method == "tools/call";
                 self.pending.insert(
                     internal,
@@ -392,6 +454,7 @@ impl Connection {
                         slot,
                         index,
                         call,
+                        direct: None,
                     },
                 );
                 let message = ClientJsonRpcMessage::Request(message);
@@ -405,6 +468,25 @@ impl Connection {
                 }
             }
         }
+    }
+
+    /// The tool and arguments of a request that takes the direct path ([`super::direct`]).
+    fn direct_call(
+        &mut self,
+        slot: u64,
+        request: &ClientRequest,
+        meta_version: Option<&str>,
+    ) -> Option<(String, Option<Arc<str>>)> {
+        let ready = self.direct
+            && self.rmcp_serving
+            && (self.initialized || self.era == Era::Stateless)
+            && !(self.ordered && (self.running_call.is_some() || !self.waiting_calls.is_empty()))
+            && self.slot_mut(slot).is_some_and(|s| !s.batch);
+        if !ready {
+            return None;
+        }
+        direct::direct_call(request, &self.era, meta_version)
+            .filter(|(name, _)| !self.context_tools.contains(name))
     }
 
     /// Fixes the era on the first lifecycle request, as rmcp selects its lifecycle.
@@ -453,6 +535,10 @@ impl Connection {
             };
             found = true;
             self.set_entry(pending.slot, pending.index, Entry::Cancelled, now);
+            if let Some(control) = pending.direct {
+                control.cancelled.cancel();
+                continue;
+            }
             if let Some(place) = self.waiting_calls.iter().position(|(i, _)| *i == internal) {
                 self.waiting_calls.remove(place);
                 continue;
@@ -493,6 +579,12 @@ impl Connection {
     }
 
     /// An answer rmcp sends: `text` answers internal id `internal`.
+    pub fn answered_by_rmcp(&mut self, internal: i64, text: &str, now: Instant) {
+        self.rmcp_serving = true;
+        self.answered(internal, text, now);
+    }
+
+    /// An answer (from rmcp or a direct call): `text` answers internal id `internal`.
     pub fn answered(&mut self, internal: i64, text: &str, now: Instant) {
         let Some(pending) = self.pending.remove(&internal) else {
             tracing::debug!(internal, "answer to a cancelled request dropped");
@@ -552,167 +644,4 @@ impl Connection {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const INIT: &str = r#"{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-
-    fn call(id: &str) -> String {
-        format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"A":1}}}}}}"#
-        )
-    }
-
-    fn ping(id: &str) -> String {
-        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#)
-    }
-
-    fn accept(connection: &mut Connection, line: &str, now: Instant) {
-        connection.accept(prepare(line.as_bytes()), now);
-    }
-
-    /// The internal ids rmcp got, in order.
-    fn handed(connection: &mut Connection) -> Vec<i64> {
-        std::iter::from_fn(|| connection.next_for_rmcp())
-            .filter_map(|m| match m {
-                ClientJsonRpcMessage::Request(r) => match r.id {
-                    RequestId::Number(n) => Some(n),
-                    RequestId::String(_) => None,
-                },
-                _ => None,
-            })
-            .collect()
-    }
-
-    fn answer(internal: i64) -> String {
-        format!(r#"{{"jsonrpc":"2.0","id":{internal},"result":{{}}}}"#)
-    }
-
-    #[test]
-    fn answers_keep_request_order_with_a_bounded_hold() {
-        let start = Instant::now();
-        let mut connection = Connection::new(true);
-        accept(&mut connection, INIT, start);
-        assert_eq!(handed(&mut connection), [1]);
-        connection.answered(1, &answer(1), start);
-        // A notification takes no place in the order.
-        accept(
-            &mut connection,
-            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-            start,
-        );
-        accept(&mut connection, &call("10"), start);
-        accept(&mut connection, &call("11"), start);
-        accept(&mut connection, &ping("\"p\""), start);
-        // The second call waits for the first; the ping goes at once.
-        assert_eq!(handed(&mut connection), [2, 4]);
-        // The ping and a later list are answered while the call runs, the list first.
-        accept(
-            &mut connection,
-            r#"{"jsonrpc":"2.0","id":"l","method":"tools/list"}"#,
-            start,
-        );
-        assert_eq!(handed(&mut connection), [5]);
-        connection.answered(5, &answer(5), start);
-        let soon = start + HOLD / 2;
-        connection.answered(4, &answer(4), soon);
-        let (lines, wake) = connection.writable(start);
-        assert_eq!(lines, [r#"{"jsonrpc":"2.0","id":"i","result":{}}"#]);
-        assert_eq!(wake, Some(start + HOLD));
-        // After the hold, both are written before the slow call ends, in request order.
-        let later = start + HOLD;
-        let (lines, _) = connection.writable(later);
-        assert_eq!(
-            lines,
-            [
-                r#"{"jsonrpc":"2.0","id":"p","result":{}}"#,
-                r#"{"jsonrpc":"2.0","id":"l","result":{}}"#
-            ]
-        );
-        connection.answered(2, &answer(2), later);
-        assert_eq!(handed(&mut connection), [3]);
-        connection.answered(3, &answer(3), later);
-        let (lines, _) = connection.writable(later);
-        assert_eq!(
-            lines,
-            [
-                r#"{"jsonrpc":"2.0","id":10,"result":{}}"#,
-                r#"{"jsonrpc":"2.0","id":11,"result":{}}"#
-            ]
-        );
-        connection.eof = true;
-        assert!(connection.finished());
-    }
-
-    #[test]
-    fn cancelled_requests_get_no_answer() {
-        let now = Instant::now();
-        let mut connection = Connection::new(true);
-        accept(&mut connection, INIT, now);
-        connection.answered(1, &answer(1), now);
-        accept(&mut connection, &call("\"a\""), now);
-        accept(&mut connection, &call("\"b\""), now);
-        assert_eq!(handed(&mut connection), [1, 2]);
-        let cancel = |id: &str| {
-            format!(
-                r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id}}}}}"#
-            )
-        };
-        // "\u0061" is "a": the running call is cancelled in rmcp, the next one starts.
-        accept(&mut connection, &cancel("\"\\u0061\""), now);
-        let mut messages = std::iter::from_fn(|| connection.next_for_rmcp());
-        match messages.next() {
-            Some(ClientJsonRpcMessage::Notification(n)) => match n.notification {
-                ClientNotification::CancelledNotification(c) => {
-                    assert_eq!(c.params.request_id, Some(RequestId::Number(2)))
-                }
-                other => panic!("{other:?}"),
-            },
-            other => panic!("{other:?}"),
-        }
-        assert!(
-            matches!(messages.next(), Some(ClientJsonRpcMessage::Request(r)) if r.id == RequestId::Number(3))
-        );
-        // A late answer to the cancelled call is dropped.
-        connection.answered(2, &answer(2), now);
-        connection.answered(3, &answer(3), now);
-        let (lines, _) = connection.writable(now);
-        assert_eq!(
-            lines,
-            [
-                r#"{"jsonrpc":"2.0","id":"i","result":{}}"#,
-                r#"{"jsonrpc":"2.0","id":"b","result":{}}"#
-            ]
-        );
-    }
-
-    #[test]
-    fn batches_follow_the_era() {
-        let now = Instant::now();
-        let mut connection = Connection::new(true);
-        let batch = format!(
-            "[{},{},{}]",
-            ping("1"),
-            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-            "7"
-        );
-        accept(&mut connection, &batch, now);
-        let (lines, _) = connection.writable(now);
-        assert!(lines[0].starts_with(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600"#));
-        accept(&mut connection, INIT, now);
-        connection.answered(1, &answer(1), now);
-        accept(&mut connection, &batch, now);
-        assert_eq!(handed(&mut connection), [1, 2]);
-        connection.answered(2, &answer(2), now);
-        let (lines, _) = connection.writable(now);
-        assert_eq!(lines.len(), 2);
-        assert!(lines[1].starts_with(r#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":null,"error":{"code":-32600"#), "{}", lines[1]);
-        // Notifications only: no answer at all.
-        accept(
-            &mut connection,
-            r#"[{"jsonrpc":"2.0","method":"notifications/initialized"}]"#,
-            now,
-        );
-        assert!(connection.writable(now).0.is_empty());
-    }
-}
+mod tests;

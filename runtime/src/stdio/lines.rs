@@ -9,6 +9,9 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 /// Largest accepted line (one message): longer lines are answered with an error and skipped.
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
 
+/// Room made in the buffer before each read.
+const READ_SIZE: usize = 64 * 1024;
+
 /// How much of an over-long line is kept to read its id from.
 pub const KEPT_PREFIX: usize = 4096;
 
@@ -99,10 +102,12 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 self.scanned -= self.start;
                 self.start = 0;
             }
-            let mut chunk = [0u8; 64 * 1024];
-            match self.reader.read(&mut chunk).await {
+            // Straight into the buffer's spare room: no chunk to clear and copy on every read
+            // (a 64 KiB chunk cleared per line was a tenth of a round trip).
+            self.buffer.reserve(READ_SIZE);
+            match self.reader.read_buf(&mut self.buffer).await {
                 Ok(0) => self.eof = true,
-                Ok(n) => self.buffer.extend_from_slice(&chunk[..n]),
+                Ok(_) => {}
                 Err(error) => {
                     tracing::error!(%error, "cannot read stdin");
                     self.eof = true;

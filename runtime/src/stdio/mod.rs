@@ -9,7 +9,8 @@
 //!   handed to rmcp under an internal id, or answered directly (parse errors, invalid requests,
 //!   a contradicting protocol era, refused batches);
 //! - rmcp (through [`LineTransport`]) handles requests and sends answers, which get the client's id
-//!   back;
+//!   back; a plain `tools/call` skips rmcp and goes from the reader to the dispatcher
+//!   (`stdio/direct.rs` says which requests and why), its answer built from rmcp's types;
 //! - the writer writes answers in request order with one library thread, holding a ready answer
 //!   behind an earlier unanswered one for at most [`HOLD`], and as they come with
 //!   several.
@@ -18,11 +19,17 @@
 //! the answers still due are written, then the server exits.
 
 mod connection;
+mod direct;
 mod lines;
+mod pipes;
+#[cfg(test)]
+mod tests;
 
+use crate::dispatch::Dispatch;
 use crate::mcp::McpServer;
 pub use connection::HOLD;
 use connection::{Connection, Prepared};
+use direct::DirectCall;
 pub use lines::MAX_LINE;
 use lines::{Line, LineReader};
 use rmcp::model::{JsonRpcMessage, RequestId};
@@ -109,30 +116,44 @@ impl LineTransport {
     /// Starts reading `reader` and writing `writer` (spawns the reader and writer tasks: call
     /// it inside a tokio runtime). `ordered`: answers in request order and one tool call at a
     /// time (one library thread). The writer's outcome is returned by the handle.
+    /// `dispatch` runs the calls that skip rmcp (`stdio/direct.rs`); with `None` every
+    /// request goes through rmcp.
     pub fn start<R, W>(
         reader: R,
         writer: W,
         ordered: bool,
+        dispatch: Option<Arc<dyn Dispatch>>,
     ) -> (LineTransport, tokio::task::JoinHandle<std::io::Result<()>>)
     where
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
+        let mut connection = Connection::new(ordered);
+        connection.direct = dispatch.is_some();
+        connection.context_tools = dispatch
+            .as_ref()
+            .and_then(|d| d.features())
+            .map(|f| f.context_tools().into_iter().collect())
+            .unwrap_or_default();
         let shared = Arc::new(Shared {
-            connection: Mutex::new(Connection::new(ordered)),
+            connection: Mutex::new(connection),
             for_rmcp: Notify::new(),
             for_writer: Notify::new(),
             for_reader: Notify::new(),
             finished: Notify::new(),
         });
-        tokio::spawn(read(LineReader::new(reader), Arc::clone(&shared)));
+        tokio::spawn(read(LineReader::new(reader), Arc::clone(&shared), dispatch));
         let writing = tokio::spawn(write(writer, Arc::clone(&shared)));
         (LineTransport { shared }, writing)
     }
 }
 
 /// The reader task: lines to the connection until end of input.
-async fn read<R: AsyncRead + Unpin>(mut lines: LineReader<R>, shared: Arc<Shared>) {
+async fn read<R: AsyncRead + Unpin>(
+    mut lines: LineReader<R>,
+    shared: Arc<Shared>,
+    dispatch: Option<Arc<dyn Dispatch>>,
+) {
     loop {
         loop {
             let shrank = shared.for_reader.notified();
@@ -167,9 +188,65 @@ async fn read<R: AsyncRead + Unpin>(mut lines: LineReader<R>, shared: Arc<Shared
             }
             Line::Text(line) => connection::prepare(&line),
         };
-        shared.lock().accept(prepared, Instant::now());
-        shared.for_rmcp.notify_one();
+        let (direct_calls, for_rmcp) = {
+            let mut connection = shared.lock();
+            connection.accept(prepared, Instant::now());
+            (connection.take_direct_calls(), connection.has_for_rmcp())
+        };
+        if for_rmcp {
+            shared.for_rmcp.notify_one();
+        }
+        if let Some(dispatch) = &dispatch {
+            for call in direct_calls {
+                start_direct(&shared, dispatch, call).await;
+            }
+        }
         shared.for_writer.notify_one();
+    }
+}
+
+/// Starts a direct call: its first poll (argument validation, and the call queued for the
+/// library thread) happens here, before the next line is read, so calls reach the library in
+/// request order; the rest runs as a task of its own.
+async fn start_direct(shared: &Arc<Shared>, dispatch: &Arc<dyn Dispatch>, call: DirectCall) {
+    let DirectCall {
+        internal,
+        name,
+        arguments,
+        control,
+        stateless,
+    } = call;
+    let dispatch = Arc::clone(dispatch);
+    let mut running = Box::pin(async move {
+        dispatch
+            .call_tool(&name, arguments.as_deref(), control)
+            .await
+    });
+    let first = std::future::poll_fn(|cx| {
+        std::task::Poll::Ready(std::future::Future::poll(running.as_mut(), cx))
+    })
+    .await;
+    let finish = move |shared: &Shared, outcome| {
+        let text = match direct::answer(internal, stateless, outcome) {
+            Ok(text) => text,
+            Err(error) => {
+                tracing::error!(%error, "cannot write the answer of a tool call");
+                crate::jsonrpc::error_json(
+                    &crate::jsonrpc::RawId::integer(internal),
+                    crate::jsonrpc::code::INTERNAL_ERROR,
+                    &format!("cannot write the answer: {error}"),
+                )
+            }
+        };
+        shared.lock().answered(internal, &text, Instant::now());
+        shared.for_writer.notify_one();
+    };
+    match first {
+        std::task::Poll::Ready(outcome) => finish(shared, outcome),
+        std::task::Poll::Pending => {
+            let shared = Arc::clone(shared);
+            tokio::spawn(async move { finish(&shared, running.await) });
+        }
     }
 }
 
@@ -234,7 +311,7 @@ impl Transport<RoleServer> for LineTransport {
             let mut connection = self.shared.lock();
             match internal {
                 Some(RequestId::Number(internal)) => {
-                    connection.answered(*internal, &text, Instant::now())
+                    connection.answered_by_rmcp(*internal, &text, Instant::now())
                 }
                 _ => connection.unordered(text),
             }
@@ -358,20 +435,15 @@ pub fn serve_stdio(
     ordered: bool,
     output: ProtocolOutput,
 ) -> Result<(), StdioError> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    // One thread serves the transport and rmcp: a request then moves between tasks without
+    // waking another thread (the library thread is the only other one a call involves).
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(StdioError::Runtime)?;
     let outcome = runtime.block_on(async move {
-        #[cfg(any(unix, windows))]
-        let writer = tokio::fs::File::from_std(output.file);
-        #[cfg(not(any(unix, windows)))]
-        let writer = {
-            let _ = output;
-            tokio::io::stdout()
-        };
-        serve_io(server, tokio::io::stdin(), writer, ordered).await
+        let (reader, writer) = pipes::open(output);
+        serve_io(server, reader, writer, ordered).await
     });
     runtime.shutdown_background();
     outcome
@@ -389,7 +461,23 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (transport, writing) = LineTransport::start(reader, writer, ordered);
+    serve_lines(server, reader, writer, ordered, true).await
+}
+
+/// [`serve_io`], with or without the direct path of `tools/call` (`stdio/direct.rs`).
+async fn serve_lines<R, W>(
+    server: McpServer,
+    reader: R,
+    writer: W,
+    ordered: bool,
+    direct: bool,
+) -> Result<(), StdioError>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let dispatch = direct.then(|| Arc::clone(server.dispatch()));
+    let (transport, writing) = LineTransport::start(reader, writer, ordered, dispatch);
     let shared = Arc::clone(&transport.shared);
     let outcome = match rmcp::serve_server(server, transport).await {
         Ok(running) => {
