@@ -23,6 +23,7 @@ pub struct PeerLink {
     /// 2026-07-28 and later: no server-to-client requests; questions become input-required
     /// results through the request's round ([`crate::input_required`]), when it has one.
     stateless: bool,
+    /// The answers and the pending question of a stateless request.
     round: Option<Arc<Round>>,
     /// 2026-07-28: the client's capabilities from the request's `_meta`.
     request_capabilities: Option<Value>,
