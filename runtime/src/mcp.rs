@@ -47,6 +47,15 @@ const STANDARD_METHODS: &[&str] = &[
     "server/discover",
     "tools/list",
     "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
 ];
 
 /// The protocol versions served, oldest first.
@@ -276,7 +285,7 @@ impl ServerHandler for McpServer {
         if STANDARD_METHODS.contains(&request.method.as_str()) && !(stateless_era && removed) {
             return Err(McpError::invalid_params(
                 format!(
-                    "Invalid params for {}: they do not match the MCP schema (tools/call needs a string `name` and an object `arguments`)",
+                    "Invalid params for {}: they do not match the MCP schema (e.g. tools/call needs a string `name` and an object `arguments`, resources/read a string `uri`)",
                     request.method
                 ),
                 None,
