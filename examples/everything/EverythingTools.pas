@@ -103,6 +103,10 @@ type
     {$IFNDEF FPC}[McpTool('test_input_required_result_multi_round')]{$ENDIF}
     class function InputMultiRound(Ctx: TMcpContext): string; static;
 
+    /// <summary>Asks three questions in one round: a name, a greeting, the roots.</summary>
+    {$IFNDEF FPC}[McpTool('test_input_required_result_multiple_inputs')]{$ENDIF}
+    class function InputMultipleInputs(Ctx: TMcpContext): string; static;
+
     /// <summary>Asks with elicitation if the client has it, else with sampling.</summary>
     {$IFNDEF FPC}[McpTool('test_input_required_result_capabilities')]{$ENDIF}
     class function InputCapabilities(Ctx: TMcpContext): string; static;
@@ -386,6 +390,18 @@ begin
     'step2');
   Result := 'Hello ' + Member(Name, 'name') + ', your favorite color is ' +
     Member(Color, 'color') + '.';
+end;
+
+class function TEverything.InputMultipleInputs(Ctx: TMcpContext): string;
+var
+  Name, Greeting, Roots: string;
+begin
+  Ctx.BeginQuestions;
+  Ctx.Elicit('What is your name?', NameSchema, Name, 'user_name');
+  Greeting := Ctx.Sample('Generate a greeting', 50, 'greeting');
+  Roots := Ctx.ListRoots('client_roots');
+  Ctx.EndQuestions;
+  Result := Greeting + ', ' + Member(Name, 'name') + '! Roots: ' + Roots;
 end;
 
 class function TEverything.InputCapabilities(Ctx: TMcpContext): string;

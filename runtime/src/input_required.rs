@@ -12,7 +12,8 @@
 //! questions (the usual way: ask first). The answers of earlier rounds travel in
 //! `requestState`, sealed with HMAC-SHA256 under a key of this process (or of
 //! `DELPHI_MCP_STATE_KEY`, so that replicas behind a load balancer accept each other's
-//! states): a changed state is refused. One question is asked per round.
+//! states): a changed state is refused. Questions asked between `TMcpContext.BeginQuestions`
+//! and `EndQuestions` do not end the call one by one: all of them go out in one round.
 
 use crate::context::{ClientRequest, RequestOutcome};
 use base64::Engine as _;
@@ -29,11 +30,12 @@ pub const STATE_KEY_VARIABLE: &str = "DELPHI_MCP_STATE_KEY";
 /// The client's `inputResponses` (and the answers of earlier rounds).
 pub type Responses = BTreeMap<String, Value>;
 
-/// The answers known to one call and the question it could not get answered.
+/// The answers known to one call and the questions it could not get answered.
 #[derive(Debug, Default)]
 pub struct Round {
     answers: Responses,
-    asked: Mutex<Option<Question>>,
+    /// The questions without an answer, in the order asked (a key once).
+    asked: Mutex<Vec<Question>>,
 }
 
 /// A question the client must answer before the call can finish.
@@ -67,36 +69,35 @@ impl Round {
         }
         Ok(Round {
             answers,
-            asked: Mutex::new(None),
+            asked: Mutex::new(Vec::new()),
         })
     }
 
     /// The answer to `key`, or [`context_status::INPUT_REQUIRED`] after recording the
-    /// question (the first unanswered one of the call).
+    /// question.
     pub fn ask(&self, key: String, request: ClientRequest, params: Value) -> RequestOutcome {
         if let Some(answer) = self.answers.get(&key) {
             return RequestOutcome::from_result(request, answer);
         }
         let mut asked = self.asked.lock().unwrap_or_else(|p| p.into_inner());
-        asked.get_or_insert(Question {
-            key: key.clone(),
-            request,
-            params,
-        });
+        if !asked.iter().any(|q| q.key == key) {
+            asked.push(Question {
+                key: key.clone(),
+                request,
+                params,
+            });
+        }
         RequestOutcome::refused(
             context_status::INPUT_REQUIRED,
             format!("input required: `{key}` ({})", request.method()),
         )
     }
 
-    /// The question the call ended on, with the state to send beside it.
-    pub fn question(&self) -> Option<(Question, String)> {
-        let asked = self
-            .asked
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()?;
-        Some((asked, seal(&self.answers)))
+    /// The questions the call ended on, with the state to send beside them; `None` when it
+    /// asked nothing it had no answer to.
+    pub fn questions(&self) -> Option<(Vec<Question>, String)> {
+        let asked = self.asked.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        (!asked.is_empty()).then(|| (asked, seal(&self.answers)))
     }
 }
 
@@ -194,8 +195,15 @@ mod tests {
             json!({"message": "?"}),
         );
         assert_eq!(outcome.status, context_status::INPUT_REQUIRED);
-        let (question, state) = first.question().expect("asked");
-        assert_eq!(question.key, "name");
+        first.ask(
+            "name".into(),
+            ClientRequest::Elicit,
+            json!({"message": "?"}),
+        );
+        first.ask("roots".into(), ClientRequest::Roots, json!({}));
+        let (questions, state) = first.questions().expect("asked");
+        let keys: Vec<&str> = questions.iter().map(|q| q.key.as_str()).collect();
+        assert_eq!(keys, ["name", "roots"], "each key once, in order");
 
         let responses = Responses::from([(
             "name".to_string(),
@@ -206,7 +214,7 @@ mod tests {
         assert_eq!(answer.status, context_status::OK);
         assert_eq!(answer.text, r#"{"name":"Ada"}"#);
         second.ask("color".into(), ClientRequest::Elicit, json!({}));
-        let (_, state) = second.question().expect("asked again");
+        let (_, state) = second.questions().expect("asked again");
         let third = Round::new(Some(&state), None).expect("sealed answers");
         assert_eq!(
             third

@@ -281,7 +281,16 @@ impl ServerHandler for McpServer {
         .into_iter()
         .flatten()
         .any(|version| version.as_str() >= "2026-07-28");
-        let removed = matches!(request.method.as_str(), "initialize" | "ping");
+        // Removed in 2026-07-28 (SEP-2575): the lifecycle, logging/setLevel and the legacy
+        // resource subscriptions (subscriptions/listen replaces them).
+        let removed = matches!(
+            request.method.as_str(),
+            "initialize"
+                | "ping"
+                | "logging/setLevel"
+                | "resources/subscribe"
+                | "resources/unsubscribe"
+        );
         if STANDARD_METHODS.contains(&request.method.as_str()) && !(stateless_era && removed) {
             return Err(McpError::invalid_params(
                 format!(
@@ -341,8 +350,16 @@ impl ServerHandler for McpServer {
     async fn set_level(
         &self,
         request: SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
+        // Removed in 2026-07-28: a request names its log level in `_meta` there.
+        if is_stateless(&context) {
+            return Err(McpError::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "Method not found: logging/setLevel",
+                None,
+            ));
+        }
         let level = serde_json::to_value(request.level).unwrap_or_default();
         let index = crate::context::LOG_LEVELS
             .iter()
@@ -549,19 +566,22 @@ fn new_round(
         .map_err(|error| McpError::invalid_params(error.to_string(), None))
 }
 
-/// The input-required result of a round whose call asked a question it had no answer to.
+/// The input-required result of a round whose call asked questions it had no answer to.
 fn input_required(round: Option<&Arc<Round>>) -> Result<Option<InputRequiredResult>, McpError> {
-    let Some((question, state)) = round.and_then(|round| round.question()) else {
+    let Some((questions, state)) = round.and_then(|round| round.questions()) else {
         return Ok(None);
     };
-    let asked = serde_json::from_value::<InputRequest>(
-        json!({"method": question.request.method(), "params": question.params}),
-    )
-    .map_err(|error| McpError::internal_error(format!("input request not built: {error}"), None))?;
-    Ok(Some(InputRequiredResult::new(
-        Some(InputRequests::from([(question.key, asked)])),
-        Some(state),
-    )))
+    let mut requests = InputRequests::new();
+    for question in questions {
+        let asked = serde_json::from_value::<InputRequest>(
+            json!({"method": question.request.method(), "params": question.params}),
+        )
+        .map_err(|error| {
+            McpError::internal_error(format!("input request not built: {error}"), None)
+        })?;
+        requests.insert(question.key, asked);
+    }
+    Ok(Some(InputRequiredResult::new(Some(requests), Some(state))))
 }
 
 /// Runs a tool call (arguments over [`LARGE_ARGUMENTS`] validated on a blocking thread).

@@ -204,6 +204,8 @@ type
   TMcpContext = class
   private
     FAbi: PMcpAbiContext;
+    FBatch: Integer;
+    FUnanswered: Boolean;
     function Ask(Kind: Int32; const Params: string; out Answer: string): Int32;
   public
     constructor Create(AAbi: Pointer);
@@ -229,6 +231,13 @@ type
     function ListRoots(const Key: string = ''): string;
     { The resource Uri changed: clients subscribed to it (resources/subscribe) are told. }
     procedure ResourceUpdated(const Uri: string);
+    { Questions (Elicit, Sample, ListRoots) between BeginQuestions and EndQuestions go out
+      together: in protocol 2026-07-28 an unanswered one returns an empty answer (meaCancel
+      for Elicit) instead of ending the call, and EndQuestions raises EMcpInputRequired when
+      any was unanswered, so the client gets all of them in one round. Elsewhere each question
+      is asked as it comes. }
+    procedure BeginQuestions;
+    procedure EndQuestions;
   end;
 
 { Content blocks. }
@@ -374,7 +383,28 @@ begin
     end;
   end;
   if Result = __McpCtxInputRequired then
-    raise EMcpInputRequired.Create(Answer);
+  begin
+    if FBatch = 0 then
+      raise EMcpInputRequired.Create(Answer);
+    FUnanswered := True;
+    Answer := '';
+  end;
+end;
+
+procedure TMcpContext.BeginQuestions;
+begin
+  Inc(FBatch);
+end;
+
+procedure TMcpContext.EndQuestions;
+begin
+  if FBatch > 0 then
+    Dec(FBatch);
+  if (FBatch = 0) and FUnanswered then
+  begin
+    FUnanswered := False;
+    raise EMcpInputRequired.Create('input required: the questions asked together');
+  end;
 end;
 
 { The inputKey member of a request's params (docs/abi.md), when Key is given. }
@@ -396,7 +426,7 @@ begin
   case Status of
     __McpCtxOk: Result := meaAccept;
     __McpCtxDeclined: Result := meaDecline;
-    __McpCtxCancelled: Result := meaCancel;
+    __McpCtxCancelled, __McpCtxInputRequired: Result := meaCancel;
   else
     raise EMcpToolError.Create(Content);
   end;
@@ -406,8 +436,9 @@ function TMcpContext.Sample(const Prompt: string; MaxTokens: Integer; const Key:
 begin
   if Ask(__McpAskSample, '{"messages":[{"role":"user","content":{"type":"text","text":' +
     McpJsonString(Prompt) + '}}],"maxTokens":' + IntToStr(MaxTokens) + __McpKeyMember(Key) + '}',
-    Result) <> __McpCtxOk then
-    raise EMcpToolError.Create(Result);
+    Result) in [__McpCtxOk, __McpCtxInputRequired] then
+    Exit;
+  raise EMcpToolError.Create(Result);
 end;
 
 function TMcpContext.ListRoots(const Key: string): string;
@@ -418,7 +449,7 @@ begin
     Params := '{}'
   else
     Params := '{"inputKey":' + McpJsonString(Key) + '}';
-  if Ask(__McpAskRoots, Params, Result) <> __McpCtxOk then
+  if not (Ask(__McpAskRoots, Params, Result) in [__McpCtxOk, __McpCtxInputRequired]) then
     raise EMcpToolError.Create(Result);
 end;
 

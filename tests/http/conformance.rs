@@ -116,6 +116,7 @@ fn conformance_2026_07_28_requirements() {
             "input-required-result-tampered-state",
             "input-required-result-non-tool-request",
             "input-required-result-capability-check",
+            "input-required-result-multiple-input-requests",
         ],
     );
 }
