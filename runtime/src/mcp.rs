@@ -451,13 +451,11 @@ impl ServerHandler for McpServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        let round = match is_stateless(&context) {
-            true => Some(new_round(
-                request.request_state.as_deref(),
-                request.input_responses.as_ref(),
-            )?),
-            false => None,
-        };
+        let round = stateless_round(
+            &context,
+            request.request_state.as_deref(),
+            request.input_responses.as_ref(),
+        )?;
         let control = self.control_with(&context, round.clone());
         let uri = request.uri.to_string();
         let result = match self.dispatch.features() {
@@ -486,13 +484,11 @@ impl ServerHandler for McpServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        let round = match is_stateless(&context) {
-            true => Some(new_round(
-                request.request_state.as_deref(),
-                request.input_responses.as_ref(),
-            )?),
-            false => None,
-        };
+        let round = stateless_round(
+            &context,
+            request.request_state.as_deref(),
+            request.input_responses.as_ref(),
+        )?;
         let control = self.control_with(&context, round.clone());
         let arguments = request.arguments.clone();
         let result = match self.dispatch.features() {
@@ -553,6 +549,19 @@ impl ServerHandler for McpServer {
             Ok(completion) => from_json(json!({ "completion": completion })),
             Err(error) => Err(feature_error(error, is_stateless(&context))),
         }
+    }
+}
+
+/// The round of a request in the stateless era (none in the handshake eras, where questions
+/// are requests to the client).
+fn stateless_round(
+    context: &RequestContext<RoleServer>,
+    state: Option<&str>,
+    responses: Option<&crate::input_required::Responses>,
+) -> Result<Option<Arc<Round>>, McpError> {
+    match is_stateless(context) {
+        true => new_round(state, responses).map(Some),
+        false => Ok(None),
     }
 }
 
