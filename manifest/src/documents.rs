@@ -226,11 +226,7 @@ fn split(text: &str) -> Result<(FrontMatter, String), DocumentError> {
 }
 
 fn check_name(name: &str) -> Result<(), DocumentError> {
-    if (1..=128).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
-    {
+    if crate::naming::is_valid_name(name) {
         Ok(())
     } else {
         Err(DocumentError {

@@ -6,6 +6,15 @@
 //! target requires: [`rust_identifier`] keeps ASCII letters and digits and escapes keywords,
 //! [`crate_name`] also trims and joins words with `-`.
 
+/// Whether `name` is a valid MCP name of a tool, prompt, resource or completion provider:
+/// 1 to 128 characters of `A-Za-z0-9_-.` (also valid in every export symbol format).
+pub fn is_valid_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
 /// Words of `name` in snake case. A word starts at an upper-case letter that follows a
 /// lower-case letter or a digit, and at the last capital of an acronym that a lower-case letter
 /// follows; letters are lowered (Unicode), every other character is kept as it is:
@@ -190,6 +199,16 @@ fn ascii_words(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_follow_the_mcp_rules() {
+        assert!(is_valid_name("calc_scale"));
+        assert!(is_valid_name("a.b-c"));
+        assert!(!is_valid_name(""));
+        assert!(!is_valid_name("has space"));
+        assert!(!is_valid_name(&"x".repeat(129)));
+        assert!(!is_valid_name("é"));
+    }
 
     #[test]
     fn rust_type_identifiers() {

@@ -140,14 +140,6 @@ pub struct ModelOutcome {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Whether `name` is a valid MCP tool name (1-128 of `A-Za-z0-9_-.`).
-pub fn is_valid_tool_name(name: &str) -> bool {
-    (1..=128).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
-}
-
 struct Builder<'a> {
     db: &'a SourceDb,
     options: ModelOptions,
@@ -507,19 +499,4 @@ fn descends(classes: &[ClassInfo<'_>], child: usize, base: usize) -> bool {
         }
     }
     false
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tool_names_follow_the_mcp_rules() {
-        assert!(is_valid_tool_name("calc_scale"));
-        assert!(is_valid_tool_name("a.b-c"));
-        assert!(!is_valid_tool_name(""));
-        assert!(!is_valid_tool_name("has space"));
-        assert!(!is_valid_tool_name(&"x".repeat(129)));
-        assert!(!is_valid_tool_name("é"));
-    }
 }

@@ -3,7 +3,7 @@
 
 use super::attributes::find_attr;
 use super::roles::{content_shape, entry_attr, is_context_type, Role, SUPPORT_UNIT};
-use super::{is_valid_tool_name, Builder, Tool, ToolParam, ToolPlace};
+use super::{Builder, Tool, ToolParam, ToolPlace};
 use crate::resolve::{Conv, Rejection, Resolved};
 use crate::types::Unsupported;
 use delphi_mcp_manifest::naming::ArgumentNaming;
@@ -43,7 +43,7 @@ impl<'a> Builder<'a> {
             .name
             .unwrap_or_else(|| delphi_mcp_manifest::naming::snake_case(&routine.name));
         let name = format!("{}{}", place.prefix, base_name);
-        if !is_valid_tool_name(&name) {
+        if !delphi_mcp_manifest::naming::is_valid_name(&name) {
             self.diagnostics.push(
                 Diagnostic::error(
                     format!("`{name}` is not a valid {} name", head.role.noun()),
