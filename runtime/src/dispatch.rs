@@ -127,8 +127,8 @@ pub trait Features: Send + Sync {
     fn prompts(&self) -> Vec<Value>;
     /// Whether a tool can log to the client (one has a call context).
     fn logs(&self) -> bool;
-    /// The tools with a call context (their calls need the client).
-    fn context_tools(&self) -> Vec<String>;
+    /// Whether the tool `name` takes a call context (its calls need the client).
+    fn takes_context(&self, name: &str) -> bool;
     /// Whether `uri` names a resource (or matches a template).
     fn has_resource(&self, uri: &str) -> bool;
     /// `resources/read` of `uri`.
@@ -348,14 +348,10 @@ impl Features for LibraryDispatch {
         self.host.manifest().callables().any(|b| b.needs_context())
     }
 
-    fn context_tools(&self) -> Vec<String> {
+    fn takes_context(&self, name: &str) -> bool {
         self.host
-            .manifest()
-            .tools
-            .iter()
-            .filter(|t| t.delphi.needs_context())
-            .map(|t| t.name.clone())
-            .collect()
+            .tool(name)
+            .is_some_and(|(_, tool)| tool.delphi.needs_context())
     }
 
     fn has_resource(&self, uri: &str) -> bool {

@@ -329,6 +329,20 @@ impl ServerHandler for McpServer {
                 .map(|map| Arc::from(serde_json::Value::Object(map.clone()).to_string())),
         };
         let name = request.name.to_string();
+        // Only a tool with a call context talks to its client: the others get a plain control.
+        let takes_context = self
+            .dispatch
+            .features()
+            .is_some_and(|f| f.takes_context(&name));
+        if !takes_context {
+            let control = CallControl {
+                cancelled: context.ct.clone(),
+                client: None,
+            };
+            return call_tool_response(
+                run_call(Arc::clone(&self.dispatch), name, raw, control).await,
+            );
+        }
         if is_stateless(&context) {
             // The call may ask the client: input-required results (`crate::input_required`).
             let round = new_round(

@@ -579,36 +579,32 @@ fn run_job(job: &Job, free: FreeFn, max_result_bytes: usize) -> Result<CallRetur
             _ => Vec::new(),
         })
         .collect();
-    // ABI 3: each context is registered (its handle valid) and its record alive during the call.
-    let contexts: Vec<Option<(crate::context::Registered, Box<ContextAbi>)>> = job
+    // ABI 3: each context is registered (its handle valid) and its record alive during the
+    // call; a call without one allocates nothing for it (the records are boxed, so their
+    // addresses stay put as the vector grows).
+    let mut contexts: Vec<(crate::context::Registered, Box<ContextAbi>)> = Vec::new();
+    let values: Vec<AbiValue> = job
         .args
         .iter()
-        .map(|arg| match arg {
+        .zip(&blocks)
+        .map(|(arg, block)| match arg {
             ArgValue::Context(ContextArg(context)) => {
                 let context = context.clone().unwrap_or_else(|| {
                     Arc::new(CallContext::new("", CancellationToken::new(), None))
                 });
                 let registered = crate::context::Registered::new(context);
                 let record = Box::new(crate::context::context_abi(registered.handle()));
-                Some((registered, record))
+                let value = AbiValue {
+                    kind: AbiKind::Context as i32,
+                    flags: 0,
+                    bits: 0,
+                    ptr: (&*record as *const ContextAbi).cast(),
+                    len: 0,
+                };
+                contexts.push((registered, record));
+                value
             }
-            _ => None,
-        })
-        .collect();
-    let values: Vec<AbiValue> = job
-        .args
-        .iter()
-        .zip(&blocks)
-        .zip(&contexts)
-        .map(|((arg, block), context)| match context {
-            Some((_, record)) => AbiValue {
-                kind: AbiKind::Context as i32,
-                flags: 0,
-                bits: 0,
-                ptr: (&**record as *const ContextAbi).cast(),
-                len: 0,
-            },
-            None => to_abi(arg, block),
+            _ => to_abi(arg, block),
         })
         .collect();
     let mut out = AbiValue::ABSENT;

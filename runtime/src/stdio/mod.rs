@@ -130,11 +130,15 @@ impl LineTransport {
     {
         let mut connection = Connection::new(ordered);
         connection.direct = dispatch.is_some();
-        connection.context_tools = dispatch
-            .as_ref()
-            .and_then(|d| d.features())
-            .map(|f| f.context_tools().into_iter().collect())
-            .unwrap_or_default();
+        if let Some(features) = dispatch.as_ref().and_then(|d| d.features()) {
+            connection.context_tools = dispatch
+                .iter()
+                .flat_map(|d| d.tools())
+                .filter_map(|tool| tool.get("name").and_then(|n| n.as_str()))
+                .filter(|name| features.takes_context(name))
+                .map(str::to_string)
+                .collect();
+        }
         let shared = Arc::new(Shared {
             connection: Mutex::new(connection),
             for_rmcp: Notify::new(),

@@ -166,25 +166,14 @@ pub(super) fn serve_context(
             }
             None
         }
-        ContextUse::Request(kind) => Some(match (client, ClientRequest::from_kind(kind)) {
-            (_, None) => RequestOutcome::refused(
+        ContextUse::Request(kind) => Some(match ClientRequest::from_kind(kind) {
+            None => RequestOutcome::refused(
                 context_status::UNSUPPORTED,
                 format!("unknown request kind {kind}"),
             ),
-            (None, Some(request)) => RequestOutcome::refused(
-                context_status::UNSUPPORTED,
-                format!(
-                    "{} is not available: the call has no client",
-                    request.method()
-                ),
-            ),
-            (Some(client), Some(request)) => match serde_json::from_str::<Value>(&text) {
-                Ok(params) => client.request(request, params),
-                Err(error) => RequestOutcome::refused(
-                    context_status::FAILED,
-                    format!("the request's params are not JSON: {error}"),
-                ),
-            },
+            // The same refusals and params check as a call in this process.
+            Some(request) => CallContext::new("", CancellationToken::new(), client.cloned())
+                .request(request, &text),
         }),
     }
 }
