@@ -33,6 +33,6 @@ pub use features::{
 };
 pub use manifest::{
     CallKind, DateTimePart, DelphiBinding, EnumMemberEntry, FieldEntry, InvalidManifest, Manifest,
-    NumberRepr, OutputEntry, ParamEntry, SourceLocation, StringRepr, ToolAnnotations, ToolEntry,
-    ValueType, MANIFEST_FORMAT_VERSION, VERSION_TOOL,
+    NumberRepr, OutputEntry, ParamEntry, SectionStarts, SourceLocation, StringRepr,
+    ToolAnnotations, ToolEntry, ValueType, MANIFEST_FORMAT_VERSION, VERSION_TOOL,
 };

@@ -55,6 +55,19 @@ pub struct Manifest {
     pub markdown_prompts: Vec<crate::documents::MarkdownPromptEntry>,
 }
 
+/// The first index of each section in [`Manifest::callables`] (tools start at 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SectionStarts {
+    /// The first resource.
+    pub resources: usize,
+    /// The first resource template.
+    pub resource_templates: usize,
+    /// The first prompt.
+    pub prompts: usize,
+    /// The first completion provider.
+    pub completions: usize,
+}
+
 /// One tool: an MCP Tool object plus marshalling data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -491,6 +504,20 @@ impl Manifest {
             .chain(self.resource_templates.iter().map(|r| &r.delphi))
             .chain(self.prompts.iter().map(|p| &p.delphi))
             .chain(self.completions.iter().map(|c| &c.delphi))
+    }
+
+    /// Where each section starts in the numbering of [`Self::callables`]: the index of the
+    /// first resource, resource template, prompt and completion provider.
+    pub fn section_starts(&self) -> SectionStarts {
+        let resources = self.tools.len();
+        let resource_templates = resources + self.resources.len();
+        let prompts = resource_templates + self.resource_templates.len();
+        SectionStarts {
+            resources,
+            resource_templates,
+            prompts,
+            completions: prompts + self.prompts.len(),
+        }
     }
 
     fn check_unique(&self) -> Result<(), InvalidManifest> {

@@ -188,23 +188,22 @@ pub async fn read_resource(
     control: &CallControl,
 ) -> Result<Value, FeatureError> {
     let manifest = host.manifest();
-    let base = manifest.tools.len();
+    let starts = manifest.section_starts();
     let (index, binding, mime, arguments) = if let Some((i, r)) = manifest
         .resources
         .iter()
         .enumerate()
         .find(|(_, r)| r.uri == uri)
     {
-        (base + i, &r.delphi, &r.mime_type, Map::new())
+        (starts.resources + i, &r.delphi, &r.mime_type, Map::new())
     } else {
-        let base = base + manifest.resources.len();
         manifest
             .resource_templates
             .iter()
             .enumerate()
             .find_map(|(i, t)| {
                 match_template(&t.uri_template, uri)
-                    .map(|vars| (base + i, &t.delphi, &t.mime_type, vars))
+                    .map(|vars| (starts.resource_templates + i, &t.delphi, &t.mime_type, vars))
             })
             .ok_or_else(|| FeatureError::ResourceNotFound(uri.to_string()))?
     };
@@ -233,7 +232,7 @@ pub async fn get_prompt(
     if let Some(prompt) = manifest.markdown_prompts.iter().find(|p| p.name == name) {
         return markdown_prompt(prompt, arguments);
     }
-    let base = manifest.tools.len() + manifest.resources.len() + manifest.resource_templates.len();
+    let base = manifest.section_starts().prompts;
     let (index, prompt) = manifest
         .prompts
         .iter()
@@ -311,7 +310,7 @@ pub async fn complete(
     control: &CallControl,
 ) -> Result<Value, FeatureError> {
     let manifest = host.manifest();
-    let base = manifest.callables().count() - manifest.completions.len();
+    let base = manifest.section_starts().completions;
     let provider = manifest
         .completions
         .iter()
