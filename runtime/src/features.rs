@@ -341,10 +341,13 @@ pub async fn complete(
                 .filter_map(|v| v.as_str().map(str::to_string))
                 .collect()
         }
-        None => enum_members(manifest, target, argument)
-            .into_iter()
-            .filter(|m| m.to_lowercase().starts_with(&value.to_lowercase()))
-            .collect(),
+        None => {
+            let typed = value.to_lowercase();
+            enum_members(manifest, target, argument)
+                .into_iter()
+                .filter(|m| m.to_lowercase().starts_with(&typed))
+                .collect()
+        }
     };
     let total = values.len();
     let shown: Vec<String> = values.into_iter().take(MAX_COMPLETIONS).collect();

@@ -254,6 +254,8 @@ pub struct HostLibrary {
     manifest_sha256: String,
     /// Tool name → index in `manifest.tools`, so a call does not scan the list.
     tool_index: HashMap<String, usize>,
+    /// How many entries [`Manifest::callables`] numbers.
+    callable_count: usize,
 }
 
 impl HostLibrary {
@@ -266,11 +268,13 @@ impl HostLibrary {
             .enumerate()
             .map(|(index, tool)| (tool.name.clone(), index))
             .collect();
+        let callable_count = manifest.callables().count();
         HostLibrary {
             path,
             manifest,
             manifest_sha256,
             tool_index,
+            callable_count,
         }
     }
 
@@ -293,6 +297,12 @@ impl HostLibrary {
     pub fn tool(&self, name: &str) -> Option<(usize, &ToolEntry)> {
         let index = *self.tool_index.get(name)?;
         Some((index, &self.manifest.tools[index]))
+    }
+
+    /// How many stubs calls can reach: tools, resources, templates, prompts, completion
+    /// providers ([`Manifest::callables`]).
+    pub fn callable_count(&self) -> usize {
+        self.callable_count
     }
 
     /// The name of tool `index` (for messages); beyond the tools, the export of the resource,

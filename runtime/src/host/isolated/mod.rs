@@ -278,7 +278,7 @@ impl IsolatedHost {
         args: Vec<ArgValue>,
         control: &CallControl,
     ) -> Result<CallReturn, CallError> {
-        if index >= self.library.manifest().callables().count() {
+        if index >= self.library.callable_count() {
             return Err(CallError::NoSuchTool(index));
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
