@@ -114,6 +114,13 @@ pub trait Dispatch: Send + Sync + 'static {
     fn features(&self) -> Option<&dyn Features> {
         None
     }
+    /// Whether the future of [`Self::call_tool`] may be polled on whichever thread wakes it
+    /// (the library thread that completes the call, the timer thread, the canceller): true
+    /// when nothing wakes it holding a lock the rest of the call needs
+    /// ([`ToolHost::completes_unlocked`]).
+    fn completes_unlocked(&self) -> bool {
+        false
+    }
 }
 
 /// Resources, prompts and completions, and whether tools may log to the client: what a
@@ -328,6 +335,10 @@ impl Dispatch for LibraryDispatch {
 
     fn features(&self) -> Option<&dyn Features> {
         Some(self)
+    }
+
+    fn completes_unlocked(&self) -> bool {
+        self.host.completes_unlocked()
     }
 }
 

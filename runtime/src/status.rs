@@ -261,6 +261,10 @@ impl Dispatch for StatsDispatch {
     fn features(&self) -> Option<&dyn crate::dispatch::Features> {
         self.inner.features()
     }
+
+    fn completes_unlocked(&self) -> bool {
+        self.inner.completes_unlocked()
+    }
 }
 
 #[cfg(test)]

@@ -384,6 +384,61 @@ fn several_library_threads_pipeline_requests() {
     assert!(server.finish().success());
 }
 
+#[test]
+fn answers_wait_for_a_full_output_pipe_and_keep_their_order() {
+    // Every request is written before any answer is read: the answers (about 300 KB) fill the
+    // stdout pipe, so most of them wait for the client, written by the library thread until
+    // the pipe is full and then by the writer; end of input comes while they wait.
+    use std::io::{Read, Write};
+    const CALLS: i64 = 2000;
+    let mut child = Command::new(server_exe())
+        .arg("serve")
+        .arg(fixture_library(&[]))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start delphi-mcp serve");
+    let mut input = format!(
+        "{}\n{}\n",
+        initialize(json!(0), "2025-11-25"),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    );
+    for i in 1..=CALLS {
+        input.push_str(&format!(
+            "{}\n",
+            call(json!(i), "add", json!({"A": i, "B": 1000}))
+        ));
+    }
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin
+        .write_all(input.as_bytes())
+        .expect("write the requests");
+    drop(stdin);
+    let mut output = String::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_string(&mut output)
+        .expect("read the answers");
+    assert!(child.wait().expect("wait").success());
+    let answers: Vec<Value> = output
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("an answer per line"))
+        .collect();
+    assert_eq!(answers.len() as i64, CALLS + 1, "one answer per request");
+    assert_eq!(answers[0]["id"], json!(0));
+    for (answer, i) in answers[1..].iter().zip(1..) {
+        assert_eq!(answer["id"], json!(i), "in request order");
+        assert_eq!(
+            answer["result"]["structuredContent"]["result"],
+            json!(i + 1000),
+            "{answer}"
+        );
+    }
+}
+
 /// The request file of the seed article's "Testing It by Hand", byte for byte.
 const SEED_REQUEST_FILE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}

@@ -486,6 +486,11 @@ impl ToolHost for LibraryHost {
         Box::pin(self.call_async(index, args, control))
     }
 
+    /// The library thread answers through a one-shot channel after releasing its locks.
+    fn completes_unlocked(&self) -> bool {
+        true
+    }
+
     fn state(&self) -> HostState {
         let now = Instant::now();
         let running: Vec<RunningCall> = self

@@ -342,6 +342,13 @@ pub trait ToolHost: Send + Sync + std::fmt::Debug {
     /// The host's state now (for the status page and `mcp_get_version`).
     fn state(&self) -> HostState;
 
+    /// Whether the future of [`Self::call`] may be polled on the thread that completes it
+    /// (the stdio direct path then writes the answer from the library thread): true when the
+    /// host wakes it holding no lock of its own.
+    fn completes_unlocked(&self) -> bool {
+        false
+    }
+
     /// The absolute library path.
     fn path(&self) -> &Path {
         self.library().path()

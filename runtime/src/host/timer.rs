@@ -55,11 +55,20 @@ impl Timer {
         let mut state = self.lock();
         loop {
             let now = Instant::now();
+            let mut due = Vec::new();
             while let Some(entry) = state.entries.first_entry() {
                 if entry.key().0 > now {
                     break;
                 }
-                entry.remove().wake();
+                due.push(entry.remove());
+            }
+            if !due.is_empty() {
+                // Woken outside the lock: a waker may poll its future at once (the stdio
+                // direct path does), and the future's end drops other entries.
+                drop(state);
+                due.into_iter().for_each(Waker::wake);
+                state = self.lock();
+                continue;
             }
             state.sleeping_until = state.entries.keys().next().map(|&(at, _)| at);
             state = match state.sleeping_until {

@@ -199,6 +199,13 @@ pub struct Connection {
     initialized: bool,
     /// Direct calls for the reader to start, in order.
     to_start: Vec<DirectCall>,
+    /// Direct calls the client cancelled, for the reader to cancel once it has released the
+    /// lock (a cancelled call may end at once, on the reader's thread, and answer).
+    to_cancel: Vec<CallControl>,
+    /// The writer task has lines in hand: nobody else writes until it is done.
+    pub writing: bool,
+    /// Bytes a write from another thread left unwritten (a full pipe): written first.
+    pub unwritten: Vec<u8>,
     /// End of input was read.
     pub eof: bool,
     /// Writing has stopped (stdout failed or rmcp ended): nothing more will be written.
@@ -224,6 +231,9 @@ impl Connection {
             rmcp_serving: false,
             initialized: false,
             to_start: Vec::new(),
+            to_cancel: Vec::new(),
+            writing: false,
+            unwritten: Vec::new(),
             eof: false,
             closed: false,
         }
@@ -244,6 +254,11 @@ impl Connection {
         std::mem::take(&mut self.to_start)
     }
 
+    /// The direct calls to cancel now.
+    pub fn take_cancellations(&mut self) -> Vec<CallControl> {
+        std::mem::take(&mut self.to_cancel)
+    }
+
     /// Messages waiting for rmcp, and answers waiting to be written: the reader pauses while
     /// these are many (rmcp or the client is not keeping up).
     pub fn backlog(&self) -> usize {
@@ -261,7 +276,11 @@ impl Connection {
 
     /// Everything is written (or writing has stopped).
     pub fn finished(&self) -> bool {
-        self.closed || (self.input_finished() && self.slots.is_empty() && self.unordered.is_empty())
+        self.closed
+            || (self.input_finished()
+                && self.slots.is_empty()
+                && self.unordered.is_empty()
+                && self.unwritten.is_empty())
     }
 
     /// Applies a prepared line.
@@ -536,7 +555,7 @@ impl Connection {
             found = true;
             self.set_entry(pending.slot, pending.index, Entry::Cancelled, now);
             if let Some(control) = pending.direct {
-                control.cancelled.cancel();
+                self.to_cancel.push(control);
                 continue;
             }
             if let Some(place) = self.waiting_calls.iter().position(|(i, _)| *i == internal) {

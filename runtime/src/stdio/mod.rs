@@ -20,6 +20,7 @@
 
 mod connection;
 mod direct;
+mod inline;
 mod lines;
 mod pipes;
 #[cfg(test)]
@@ -30,8 +31,10 @@ use crate::mcp::McpServer;
 pub use connection::HOLD;
 use connection::{Connection, Prepared};
 use direct::DirectCall;
+use inline::InlineTask;
 pub use lines::MAX_LINE;
 use lines::{Line, LineReader};
+use pipes::SyncOutput;
 use rmcp::model::{JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -72,6 +75,8 @@ struct Shared {
     for_reader: Notify,
     /// Wakes whoever waits for the end of writing.
     finished: Notify,
+    /// The output as other threads may write it ([`Shared::deliver`]).
+    sync_output: Option<SyncOutput>,
 }
 
 impl Shared {
@@ -92,6 +97,46 @@ impl Shared {
     fn close(&self) {
         self.lock().closed = true;
         self.wake_all();
+    }
+
+    /// Records the answer to internal request `internal` and writes what is due now, on the
+    /// calling thread, when the output is a non-blocking pipe the writer task is not using: a
+    /// direct call ends on the library thread, and waking the stdio thread to write its answer
+    /// would add a hop between threads to every round trip. A pipe that is full, an answer
+    /// held behind an earlier one, or the end of input leave the rest to the writer task.
+    fn deliver(&self, internal: i64, text: &str) {
+        let now = Instant::now();
+        let mut connection = self.lock();
+        connection.answered(internal, text, now);
+        let wake_writer = match &self.sync_output {
+            Some(output)
+                if !connection.writing && connection.unwritten.is_empty() && !connection.closed =>
+            {
+                let (lines, wake) = connection.writable(now);
+                if !lines.is_empty() {
+                    let bytes = joined(&lines);
+                    match output.try_write(&bytes) {
+                        Ok(written) if written == bytes.len() => {}
+                        Ok(written) => connection.unwritten = bytes[written..].to_vec(),
+                        // The writer task waits until the pipe takes them (or reports the error
+                        // its own write meets).
+                        Err(_) => connection.unwritten = bytes,
+                    }
+                }
+                wake.is_some() || !connection.unwritten.is_empty() || connection.eof
+            }
+            _ => true,
+        };
+        let for_rmcp = connection.has_for_rmcp();
+        drop(connection);
+        if for_rmcp {
+            self.for_rmcp.notify_one();
+        }
+        if wake_writer {
+            self.for_writer.notify_one();
+        }
+        // The backlog shrank (a permit, no wake-up, unless the reader waits for it).
+        self.for_reader.notify_one();
     }
 
     async fn wait_finished(&self) {
@@ -128,6 +173,21 @@ impl LineTransport {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
+        Self::start_with(reader, writer, None, ordered, dispatch)
+    }
+
+    /// [`Self::start`], with `writer` also writable from other threads as `sync_output`.
+    fn start_with<R, W>(
+        reader: R,
+        writer: W,
+        sync_output: Option<SyncOutput>,
+        ordered: bool,
+        dispatch: Option<Arc<dyn Dispatch>>,
+    ) -> (LineTransport, tokio::task::JoinHandle<std::io::Result<()>>)
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
         let mut connection = Connection::new(ordered);
         connection.direct = dispatch.is_some();
         if let Some(features) = dispatch.as_ref().and_then(|d| d.features()) {
@@ -145,6 +205,7 @@ impl LineTransport {
             for_writer: Notify::new(),
             for_reader: Notify::new(),
             finished: Notify::new(),
+            sync_output,
         });
         tokio::spawn(read(LineReader::new(reader), Arc::clone(&shared), dispatch));
         let writing = tokio::spawn(write(writer, Arc::clone(&shared)));
@@ -192,11 +253,18 @@ async fn read<R: AsyncRead + Unpin>(
             }
             Line::Text(line) => connection::prepare(&line),
         };
-        let (direct_calls, for_rmcp) = {
+        let (direct_calls, cancellations, for_rmcp) = {
             let mut connection = shared.lock();
             connection.accept(prepared, Instant::now());
-            (connection.take_direct_calls(), connection.has_for_rmcp())
+            (
+                connection.take_direct_calls(),
+                connection.take_cancellations(),
+                connection.has_for_rmcp(),
+            )
         };
+        for control in cancellations {
+            control.cancelled.cancel();
+        }
         if for_rmcp {
             shared.for_rmcp.notify_one();
         }
@@ -220,16 +288,6 @@ async fn start_direct(shared: &Arc<Shared>, dispatch: &Arc<dyn Dispatch>, call: 
         control,
         stateless,
     } = call;
-    let dispatch = Arc::clone(dispatch);
-    let mut running = Box::pin(async move {
-        dispatch
-            .call_tool(&name, arguments.as_deref(), control)
-            .await
-    });
-    let first = std::future::poll_fn(|cx| {
-        std::task::Poll::Ready(std::future::Future::poll(running.as_mut(), cx))
-    })
-    .await;
     let finish = move |shared: &Shared, outcome| {
         let text = match direct::answer(internal, stateless, outcome) {
             Ok(text) => text,
@@ -242,9 +300,29 @@ async fn start_direct(shared: &Arc<Shared>, dispatch: &Arc<dyn Dispatch>, call: 
                 )
             }
         };
-        shared.lock().answered(internal, &text, Instant::now());
-        shared.for_writer.notify_one();
+        shared.deliver(internal, &text);
     };
+    let dispatch = Arc::clone(dispatch);
+    if shared.sync_output.is_some() && dispatch.completes_unlocked() {
+        // The first poll is here; the rest runs on the thread that completes the call.
+        let shared = Arc::clone(shared);
+        InlineTask::start(async move {
+            let outcome = dispatch
+                .call_tool(&name, arguments.as_deref(), control)
+                .await;
+            finish(&shared, outcome);
+        });
+        return;
+    }
+    let mut running = Box::pin(async move {
+        dispatch
+            .call_tool(&name, arguments.as_deref(), control)
+            .await
+    });
+    let first = std::future::poll_fn(|cx| {
+        std::task::Poll::Ready(std::future::Future::poll(running.as_mut(), cx))
+    })
+    .await;
     match first {
         std::task::Poll::Ready(outcome) => finish(shared, outcome),
         std::task::Poll::Pending => {
@@ -260,18 +338,18 @@ async fn write<W: AsyncWrite + Unpin>(mut writer: W, shared: Arc<Shared>) -> std
         let woken = shared.for_writer.notified();
         tokio::pin!(woken);
         woken.as_mut().enable();
-        let (lines, wake, finished) = {
+        let (bytes, wake, finished) = {
             let mut connection = shared.lock();
             let (lines, wake) = connection.writable(Instant::now());
-            (lines, wake, connection.finished())
+            let mut bytes = std::mem::take(&mut connection.unwritten);
+            bytes.extend_from_slice(&joined(&lines));
+            connection.writing = !bytes.is_empty();
+            (bytes, wake, connection.finished())
         };
-        if !lines.is_empty() {
-            let mut bytes = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
-            for line in &lines {
-                bytes.extend_from_slice(line.as_bytes());
-                bytes.push(b'\n');
-            }
-            if let Err(error) = write_all(&mut writer, &bytes).await {
+        if !bytes.is_empty() {
+            let written = write_all(&mut writer, &bytes).await;
+            shared.lock().writing = false;
+            if let Err(error) = written {
                 tracing::error!(%error, "cannot write to stdout");
                 shared.close();
                 return Err(error);
@@ -292,6 +370,16 @@ async fn write<W: AsyncWrite + Unpin>(mut writer: W, shared: Arc<Shared>) -> std
             None => woken.await,
         }
     }
+}
+
+/// Lines as written: each followed by a line feed.
+fn joined(lines: &[String]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+    for line in lines {
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+    }
+    bytes
 }
 
 async fn write_all<W: AsyncWrite + Unpin>(writer: &mut W, bytes: &[u8]) -> std::io::Result<()> {
@@ -447,7 +535,8 @@ pub fn serve_stdio(
         .map_err(StdioError::Runtime)?;
     let outcome = runtime.block_on(async move {
         let (reader, writer) = pipes::open(output);
-        serve_io(server, reader, writer, ordered).await
+        let sync_output = writer.sync_output();
+        serve_lines(server, reader, writer, sync_output, ordered, true).await
     });
     runtime.shutdown_background();
     outcome
@@ -465,7 +554,7 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    serve_lines(server, reader, writer, ordered, true).await
+    serve_lines(server, reader, writer, None, ordered, true).await
 }
 
 /// [`serve_io`], with or without the direct path of `tools/call` (`stdio/direct.rs`).
@@ -473,6 +562,7 @@ async fn serve_lines<R, W>(
     server: McpServer,
     reader: R,
     writer: W,
+    sync_output: Option<SyncOutput>,
     ordered: bool,
     direct: bool,
 ) -> Result<(), StdioError>
@@ -481,7 +571,8 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let dispatch = direct.then(|| Arc::clone(server.dispatch()));
-    let (transport, writing) = LineTransport::start(reader, writer, ordered, dispatch);
+    let (transport, writing) =
+        LineTransport::start_with(reader, writer, sync_output, ordered, dispatch);
     let shared = Arc::clone(&transport.shared);
     let outcome = match rmcp::serve_server(server, transport).await {
         Ok(running) => {

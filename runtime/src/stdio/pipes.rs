@@ -10,6 +10,7 @@
 //! Anything else (a file, a socket, a terminal, other systems) uses the blocking-pool handles.
 
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
@@ -24,15 +25,46 @@ pub enum Input {
 
 /// The protocol output: a non-blocking pipe, or a file written on the blocking pool.
 pub enum Output {
-    /// Reopened pipe, written through the reactor.
+    /// Reopened pipe, written through the reactor (and by [`SyncOutput`] from other threads).
     #[cfg(target_os = "linux")]
-    Pipe(tokio::net::unix::pipe::Sender),
+    Pipe(Arc<tokio::net::unix::pipe::Sender>),
     /// A file (blocking pool).
     #[cfg(any(unix, windows))]
     File(tokio::fs::File),
     /// tokio's stdout (systems without a taken stdout).
     #[cfg(not(any(unix, windows)))]
     Stdout(tokio::io::Stdout),
+}
+
+/// The protocol output as any thread may write it, without waiting: a non-blocking pipe.
+#[derive(Clone)]
+pub struct SyncOutput {
+    #[cfg(target_os = "linux")]
+    pipe: Arc<tokio::net::unix::pipe::Sender>,
+}
+
+impl SyncOutput {
+    /// Writes what the pipe takes now: the count written, or `WouldBlock` when it is full.
+    pub fn try_write(&self, bytes: &[u8]) -> std::io::Result<usize> {
+        #[cfg(target_os = "linux")]
+        return self.pipe.try_write(bytes);
+        #[cfg(not(target_os = "linux"))]
+        return Err(std::io::ErrorKind::WouldBlock.into());
+    }
+}
+
+impl Output {
+    /// The output other threads may write to, when it is a non-blocking pipe.
+    pub fn sync_output(&self) -> Option<SyncOutput> {
+        match self {
+            #[cfg(target_os = "linux")]
+            Output::Pipe(pipe) => Some(SyncOutput {
+                pipe: Arc::clone(pipe),
+            }),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    }
 }
 
 /// Opens the protocol streams: stdin, and `output` (the taken stdout). Call inside a tokio
@@ -64,7 +96,7 @@ fn reopen_pipes(input: i32, output: i32) -> Option<(Input, Output)> {
     // `from_owned_fd` refuses anything that is not a FIFO.
     let read = pipe::Receiver::from_owned_fd(read).ok()?;
     let write = pipe::Sender::from_owned_fd(write).ok()?;
-    Some((Input::Pipe(read), Output::Pipe(write)))
+    Some((Input::Pipe(read), Output::Pipe(Arc::new(write))))
 }
 
 /// `fd` opened again, non-blocking, on an open file description of its own.
@@ -107,7 +139,13 @@ impl AsyncWrite for Output {
     ) -> Poll<std::io::Result<usize>> {
         match self.get_mut() {
             #[cfg(target_os = "linux")]
-            Output::Pipe(pipe) => Pin::new(pipe).poll_write(cx, buf),
+            Output::Pipe(pipe) => loop {
+                std::task::ready!(pipe.poll_write_ready(cx))?;
+                match pipe.try_write(buf) {
+                    Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {}
+                    written => return Poll::Ready(written),
+                }
+            },
             #[cfg(any(unix, windows))]
             Output::File(file) => Pin::new(file).poll_write(cx, buf),
             #[cfg(not(any(unix, windows)))]
@@ -118,7 +156,7 @@ impl AsyncWrite for Output {
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
         match self.get_mut() {
             #[cfg(target_os = "linux")]
-            Output::Pipe(pipe) => Pin::new(pipe).poll_flush(cx),
+            Output::Pipe(_) => Poll::Ready(Ok(())),
             #[cfg(any(unix, windows))]
             Output::File(file) => Pin::new(file).poll_flush(cx),
             #[cfg(not(any(unix, windows)))]
@@ -129,7 +167,7 @@ impl AsyncWrite for Output {
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
         match self.get_mut() {
             #[cfg(target_os = "linux")]
-            Output::Pipe(pipe) => Pin::new(pipe).poll_shutdown(cx),
+            Output::Pipe(_) => Poll::Ready(Ok(())),
             #[cfg(any(unix, windows))]
             Output::File(file) => Pin::new(file).poll_shutdown(cx),
             #[cfg(not(any(unix, windows)))]

@@ -103,7 +103,14 @@ async fn both_ways(lines: &[String], opening: usize) -> (String, String) {
         let server = McpServer::new(Arc::clone(&echo) as Arc<dyn Dispatch>);
         let (client, server_side) = tokio::io::duplex(1 << 16);
         let (server_read, server_write) = tokio::io::split(server_side);
-        let serving = tokio::spawn(serve_lines(server, server_read, server_write, true, direct));
+        let serving = tokio::spawn(serve_lines(
+            server,
+            server_read,
+            server_write,
+            None,
+            true,
+            direct,
+        ));
         let (client_read, mut client_write) = tokio::io::split(client);
         let mut client_read = tokio::io::BufReader::new(client_read);
         // The opening request, answered before the calls are sent: rmcp's service then runs
