@@ -254,6 +254,11 @@ impl Connection {
         std::mem::take(&mut self.to_start)
     }
 
+    /// Requests not answered yet.
+    pub fn awaiting(&self) -> usize {
+        self.pending.len()
+    }
+
     /// The direct calls to cancel now.
     pub fn take_cancellations(&mut self) -> Vec<CallControl> {
         std::mem::take(&mut self.to_cancel)

@@ -100,17 +100,23 @@ impl Shared {
     }
 
     /// Records the answer to internal request `internal` and writes what is due now, on the
-    /// calling thread, when the output is a non-blocking pipe the writer task is not using: a
-    /// direct call ends on the library thread, and waking the stdio thread to write its answer
-    /// would add a hop between threads to every round trip. A pipe that is full, an answer
-    /// held behind an earlier one, or the end of input leave the rest to the writer task.
+    /// calling thread, when the output is a non-blocking pipe the writer task is not using and
+    /// no other request waits for its answer: a direct call ends on the library thread, and
+    /// waking the stdio thread to write its answer would add a hop between threads to every
+    /// round trip. With other requests in progress (a pipelining client) the writer task
+    /// writes, several answers at a time, and the library thread goes on to the next call. A
+    /// pipe that is full, an answer held behind an earlier one, or the end of input also leave
+    /// the rest to the writer task.
     fn deliver(&self, internal: i64, text: &str) {
         let now = Instant::now();
         let mut connection = self.lock();
         connection.answered(internal, text, now);
         let wake_writer = match &self.sync_output {
             Some(output)
-                if !connection.writing && connection.unwritten.is_empty() && !connection.closed =>
+                if !connection.writing
+                    && connection.unwritten.is_empty()
+                    && !connection.closed
+                    && connection.awaiting() == 0 =>
             {
                 let (lines, wake) = connection.writable(now);
                 if !lines.is_empty() {
@@ -253,13 +259,14 @@ async fn read<R: AsyncRead + Unpin>(
             }
             Line::Text(line) => connection::prepare(&line),
         };
-        let (direct_calls, cancellations, for_rmcp) = {
+        let (direct_calls, cancellations, for_rmcp, alone) = {
             let mut connection = shared.lock();
             connection.accept(prepared, Instant::now());
             (
                 connection.take_direct_calls(),
                 connection.take_cancellations(),
                 connection.has_for_rmcp(),
+                connection.awaiting() <= 1,
             )
         };
         for control in cancellations {
@@ -270,7 +277,7 @@ async fn read<R: AsyncRead + Unpin>(
         }
         if let Some(dispatch) = &dispatch {
             for call in direct_calls {
-                start_direct(&shared, dispatch, call).await;
+                start_direct(&shared, dispatch, call, alone).await;
             }
         }
         shared.for_writer.notify_one();
@@ -279,8 +286,17 @@ async fn read<R: AsyncRead + Unpin>(
 
 /// Starts a direct call: its first poll (argument validation, and the call queued for the
 /// library thread) happens here, before the next line is read, so calls reach the library in
-/// request order; the rest runs as a task of its own.
-async fn start_direct(shared: &Arc<Shared>, dispatch: &Arc<dyn Dispatch>, call: DirectCall) {
+/// request order. The rest runs on the thread that completes the call when the call is
+/// `alone` (the only request in progress: a client waiting for each answer) and the answer
+/// can be written from there ([`Shared::deliver`]); otherwise (a pipelining client) as a task
+/// of the stdio thread, which writes several answers at once while the library thread goes on
+/// to the next call.
+async fn start_direct(
+    shared: &Arc<Shared>,
+    dispatch: &Arc<dyn Dispatch>,
+    call: DirectCall,
+    alone: bool,
+) {
     let DirectCall {
         internal,
         name,
@@ -303,7 +319,7 @@ async fn start_direct(shared: &Arc<Shared>, dispatch: &Arc<dyn Dispatch>, call: 
         shared.deliver(internal, &text);
     };
     let dispatch = Arc::clone(dispatch);
-    if shared.sync_output.is_some() && dispatch.completes_unlocked() {
+    if alone && shared.sync_output.is_some() && dispatch.completes_unlocked() {
         // The first poll is here; the rest runs on the thread that completes the call.
         let shared = Arc::clone(shared);
         InlineTask::start(async move {
