@@ -121,6 +121,13 @@ pub trait Dispatch: Send + Sync + 'static {
     fn completes_unlocked(&self) -> bool {
         false
     }
+    /// Gives the host's library thread work for when no call is queued
+    /// ([`ToolHost::set_idle_work`]); false when there is no such thread.
+    #[cfg(target_os = "linux")]
+    fn set_idle_work(&self, work: Arc<dyn crate::host::idle::IdleWork>) -> bool {
+        let _ = work;
+        false
+    }
 }
 
 /// Resources, prompts and completions, and whether tools may log to the client: what a
@@ -339,6 +346,11 @@ impl Dispatch for LibraryDispatch {
 
     fn completes_unlocked(&self) -> bool {
         self.host.completes_unlocked()
+    }
+
+    #[cfg(target_os = "linux")]
+    fn set_idle_work(&self, work: Arc<dyn crate::host::idle::IdleWork>) -> bool {
+        self.host.set_idle_work(work)
     }
 }
 

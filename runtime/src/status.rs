@@ -265,6 +265,11 @@ impl Dispatch for StatsDispatch {
     fn completes_unlocked(&self) -> bool {
         self.inner.completes_unlocked()
     }
+
+    #[cfg(target_os = "linux")]
+    fn set_idle_work(&self, work: std::sync::Arc<dyn crate::host::idle::IdleWork>) -> bool {
+        self.inner.set_idle_work(work)
+    }
 }
 
 #[cfg(test)]

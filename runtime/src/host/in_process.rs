@@ -69,6 +69,9 @@ struct Threads {
     running: Mutex<Vec<Option<Running>>>,
     /// Calls sent to the threads and not yet taken.
     queued: AtomicUsize,
+    /// What the one library thread does while nothing is queued ([`ToolHost::set_idle_work`]).
+    #[cfg(target_os = "linux")]
+    idle: std::sync::OnceLock<super::idle::IdleSlot>,
 }
 
 impl Threads {
@@ -84,7 +87,8 @@ pub struct LibraryHost {
     threads: usize,
     call_timeout: Option<Duration>,
     max_result_bytes: usize,
-    jobs: Mutex<mpsc::Sender<Job>>,
+    /// Calls for the library threads; `None` only makes a thread look at its work again.
+    jobs: Mutex<mpsc::Sender<Option<Job>>>,
     shared: Arc<Threads>,
 }
 
@@ -255,8 +259,10 @@ impl LibraryHost {
         let shared = Arc::new(Threads {
             running: Mutex::new(vec![None; threads]),
             queued: AtomicUsize::new(0),
+            #[cfg(target_os = "linux")]
+            idle: std::sync::OnceLock::new(),
         });
-        let (jobs, receiver) = mpsc::channel::<Job>();
+        let (jobs, receiver) = mpsc::channel::<Option<Job>>();
         let receiver = Arc::new(Mutex::new(receiver));
         let (init_tx, init_rx) = mpsc::channel::<Result<(), (i32, String)>>();
         let max_result_bytes = options.max_result_bytes;
@@ -380,9 +386,17 @@ impl LibraryHost {
             .jobs
             .lock()
             .map_err(|_| CallError::Stopped)
-            .and_then(|jobs| jobs.send(job).map_err(|_| CallError::Stopped));
+            .and_then(|jobs| jobs.send(Some(job)).map_err(|_| CallError::Stopped));
         if sent.is_err() {
             self.shared.queued.fetch_sub(1, Ordering::SeqCst);
+        }
+        #[cfg(target_os = "linux")]
+        if let Some(idle) = self.shared.idle.get() {
+            // The library thread may be busy with its idle work (not when it queued the call
+            // itself).
+            if !super::idle::on_library_thread() {
+                idle.signal.raise();
+            }
         }
         sent.map(|()| progress)
     }
@@ -491,6 +505,31 @@ impl ToolHost for LibraryHost {
         true
     }
 
+    /// With one library thread only.
+    #[cfg(target_os = "linux")]
+    fn set_idle_work(&self, work: Arc<dyn super::idle::IdleWork>) -> bool {
+        if self.threads != 1 {
+            return false;
+        }
+        let signal = match super::idle::JobSignal::new() {
+            Ok(signal) => signal,
+            Err(error) => {
+                tracing::warn!(%error, "no eventfd: the library thread does no idle work");
+                return false;
+            }
+        };
+        if self
+            .shared
+            .idle
+            .set(super::idle::IdleSlot { work, signal })
+            .is_err()
+        {
+            return false;
+        }
+        // The thread may be waiting for a call: let it look at its new work.
+        self.jobs.lock().is_ok_and(|jobs| jobs.send(None).is_ok())
+    }
+
     fn state(&self) -> HostState {
         let now = Instant::now();
         let running: Vec<RunningCall> = self
@@ -526,22 +565,47 @@ impl ToolHost for LibraryHost {
     }
 }
 
+/// The next call for a library thread; `None` when the host is gone. With idle work
+/// installed the thread runs it while nothing is queued.
+fn next_job(receiver: &Mutex<mpsc::Receiver<Option<Job>>>, shared: &Threads) -> Option<Job> {
+    let Ok(receiver) = receiver.lock() else {
+        return None;
+    };
+    loop {
+        #[cfg(target_os = "linux")]
+        if let Some(idle) = shared.idle.get() {
+            // Lowered before looking, so a call queued from now on raises it again.
+            idle.signal.lower();
+            match receiver.try_recv() {
+                Ok(Some(job)) => return Some(job),
+                Ok(None) => continue,
+                Err(mpsc::TryRecvError::Disconnected) => return None,
+                Err(mpsc::TryRecvError::Empty) => {
+                    idle.work.idle(&idle.signal);
+                    continue;
+                }
+            }
+        }
+        match receiver.recv() {
+            Ok(Some(job)) => return Some(job),
+            Ok(None) => continue,
+            Err(_) => return None,
+        }
+    }
+}
+
 fn library_thread(
     index: usize,
-    receiver: &Mutex<mpsc::Receiver<Job>>,
+    receiver: &Mutex<mpsc::Receiver<Option<Job>>>,
     shared: &Threads,
     free: FreeFn,
     max_result_bytes: usize,
 ) {
+    #[cfg(target_os = "linux")]
+    super::idle::mark_library_thread();
     loop {
-        let job = {
-            let Ok(receiver) = receiver.lock() else {
-                return;
-            };
-            match receiver.recv() {
-                Ok(job) => job,
-                Err(_) => return,
-            }
+        let Some(job) = next_job(receiver, shared) else {
+            return;
         };
         let now = Instant::now();
         // A call whose deadline passed in the queue is never run, even when its caller has

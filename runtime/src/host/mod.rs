@@ -15,10 +15,12 @@
 //! ([`HostOptions::max_result_bytes`]) and the client's cancellation ([`CallControl`]), and
 //! report their state ([`HostState`]) for the status page and `mcp_get_version`.
 
+#[cfg(target_os = "linux")]
+pub mod idle;
 pub mod in_process;
 pub mod isolated;
 mod state;
-mod timer;
+pub(crate) mod timer;
 
 pub use in_process::LibraryHost;
 pub use isolated::{CancelPolicy, IsolatedHost, IsolationOptions, WorkerCommand};
@@ -346,6 +348,14 @@ pub trait ToolHost: Send + Sync + std::fmt::Debug {
     /// (the stdio direct path then writes the answer from the library thread): true when the
     /// host wakes it holding no lock of its own.
     fn completes_unlocked(&self) -> bool {
+        false
+    }
+
+    /// Gives the library thread work for when no call is queued ([`idle::IdleWork`]); false
+    /// when this host has no such thread (several library threads, worker processes).
+    #[cfg(target_os = "linux")]
+    fn set_idle_work(&self, work: Arc<dyn idle::IdleWork>) -> bool {
+        let _ = work;
         false
     }
 

@@ -9,7 +9,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::task::{Context, Poll, Waker};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 struct Timer {
     state: Mutex<State>,
@@ -86,12 +86,28 @@ impl Timer {
 
 /// Completes at `at` (at once when `at` has passed).
 pub(crate) fn sleep_until(at: Instant) -> Sleep {
-    Sleep { at, id: None }
+    Sleep {
+        at,
+        slack: Duration::ZERO,
+        id: None,
+    }
 }
 
-/// The future of [`sleep_until`].
+/// Completes at `at` or up to `slack` later: registering it wakes the timer thread only when
+/// the thread would otherwise sleep past `at + slack`. Entries registered again and again
+/// (one per call) then cost no wake-up each, while the thread wakes about once per `slack`.
+pub(crate) fn sleep_until_lazily(at: Instant, slack: Duration) -> Sleep {
+    Sleep {
+        at,
+        slack,
+        id: None,
+    }
+}
+
+/// The future of [`sleep_until`] and [`sleep_until_lazily`].
 pub(crate) struct Sleep {
     at: Instant,
+    slack: Duration,
     /// Set once registered with the timer thread.
     id: Option<u64>,
 }
@@ -109,7 +125,9 @@ impl Future for Sleep {
             .get_or_insert_with(|| timer.next_id.fetch_add(1, Ordering::Relaxed));
         let mut state = timer.lock();
         state.entries.insert((self.at, id), cx.waker().clone());
-        let sooner = state.sleeping_until.is_none_or(|until| self.at < until);
+        let sooner = state
+            .sleeping_until
+            .is_none_or(|until| self.at + self.slack < until);
         drop(state);
         if sooner {
             timer.changed.notify_one();
@@ -129,7 +147,6 @@ impl Drop for Sleep {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[test]
     fn completes_at_its_instant_under_a_plain_executor() {

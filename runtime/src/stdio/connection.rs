@@ -254,6 +254,16 @@ impl Connection {
         std::mem::take(&mut self.to_start)
     }
 
+    /// Answers in request order with one tool call at a time (one library thread).
+    pub fn ordered(&self) -> bool {
+        self.ordered
+    }
+
+    /// End of input was read, or writing stopped.
+    pub fn input_done(&self) -> bool {
+        self.eof || self.closed
+    }
+
     /// Requests not answered yet.
     pub fn awaiting(&self) -> usize {
         self.pending.len()

@@ -39,10 +39,18 @@ impl InlineTask {
     /// Polls `future` once now, on this thread, and then on every wake until it completes.
     /// Call inside a tokio runtime: its context is entered for every poll.
     pub fn start(future: impl Future<Output = ()> + Send + 'static) {
+        Self::start_in(&tokio::runtime::Handle::current(), future);
+    }
+
+    /// [`Self::start`] from outside the runtime, whose context `runtime` is entered to poll.
+    pub fn start_in(
+        runtime: &tokio::runtime::Handle,
+        future: impl Future<Output = ()> + Send + 'static,
+    ) {
         let task = Arc::new(InlineTask {
             state: AtomicU8::new(IDLE),
             future: Mutex::new(Some(Box::pin(future))),
-            runtime: tokio::runtime::Handle::current(),
+            runtime: runtime.clone(),
         });
         task.run();
     }

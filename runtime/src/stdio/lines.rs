@@ -10,7 +10,7 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
 
 /// Room made in the buffer before each read.
-const READ_SIZE: usize = 64 * 1024;
+pub const READ_SIZE: usize = 64 * 1024;
 
 /// How much of an over-long line is kept to read its id from.
 pub const KEPT_PREFIX: usize = 4096;
@@ -27,9 +27,10 @@ pub enum Line {
     End,
 }
 
-/// Splits a reader into lines.
-pub struct LineReader<R> {
-    reader: R,
+/// Lines from the bytes read so far: the buffer a reader fills ([`LineReader`] from an async
+/// reader; the library thread from the raw pipe, `stdio/library_input.rs`).
+#[derive(Debug, Default)]
+pub struct LineBuffer {
     buffer: Vec<u8>,
     /// Where the next line starts in `buffer`.
     start: usize,
@@ -37,24 +38,14 @@ pub struct LineReader<R> {
     scanned: usize,
     /// Inside an over-long line: skip up to its end.
     skipping: bool,
-    eof: bool,
+    /// The input ended (or failed).
+    pub eof: bool,
 }
 
-impl<R: AsyncRead + Unpin> LineReader<R> {
-    /// Reads lines from `reader`.
-    pub fn new(reader: R) -> Self {
-        LineReader {
-            reader,
-            buffer: Vec::new(),
-            start: 0,
-            scanned: 0,
-            skipping: false,
-            eof: false,
-        }
-    }
-
-    /// The next line. Cancel-safe: a dropped call loses nothing.
-    pub async fn next(&mut self) -> Line {
+impl LineBuffer {
+    /// The next line from what was read, or `None` when more must be read first (the buffer
+    /// then has room for [`READ_SIZE`] bytes: see [`Self::spare`]).
+    pub fn next_line(&mut self) -> Option<Line> {
         loop {
             let from = self.scanned.max(self.start);
             if let Some(offset) = self.buffer[from..].iter().position(|&b| b == b'\n') {
@@ -68,12 +59,12 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 if line.len() > MAX_LINE {
                     // It ended in the read that took it over the limit.
                     line.truncate(KEPT_PREFIX);
-                    return Line::TooLong(line);
+                    return Some(Line::TooLong(line));
                 }
                 if line.last() == Some(&b'\r') {
                     line.pop();
                 }
-                return Line::Text(line);
+                return Some(Line::Text(line));
             }
             self.scanned = self.buffer.len();
             if self.buffer.len() - self.start > MAX_LINE {
@@ -84,7 +75,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 self.scanned = 0;
                 self.skipping = true;
                 if skipped {
-                    return Line::TooLong(prefix);
+                    return Some(Line::TooLong(prefix));
                 }
             }
             if self.eof {
@@ -93,9 +84,9 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 self.start = 0;
                 self.scanned = 0;
                 if rest.is_empty() || std::mem::take(&mut self.skipping) {
-                    return Line::End;
+                    return Some(Line::End);
                 }
-                return Line::Text(rest);
+                return Some(Line::Text(rest));
             }
             if self.start > 0 {
                 self.buffer.drain(..self.start);
@@ -105,12 +96,48 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             // Straight into the buffer's spare room: no chunk to clear and copy on every read
             // (a 64 KiB chunk cleared per line was a tenth of a round trip).
             self.buffer.reserve(READ_SIZE);
-            match self.reader.read_buf(&mut self.buffer).await {
-                Ok(0) => self.eof = true,
+            return None;
+        }
+    }
+
+    /// Whether a complete line (or the end) is buffered.
+    pub fn has_line(&self) -> bool {
+        self.eof || self.buffer[self.scanned.max(self.start)..].contains(&b'\n')
+    }
+
+    /// The buffer to read into: bytes appended to it are the input's next bytes.
+    pub fn spare(&mut self) -> &mut Vec<u8> {
+        &mut self.buffer
+    }
+}
+
+/// Splits a reader into lines.
+pub struct LineReader<R> {
+    reader: R,
+    lines: LineBuffer,
+}
+
+impl<R: AsyncRead + Unpin> LineReader<R> {
+    /// Reads lines from `reader`.
+    pub fn new(reader: R) -> Self {
+        LineReader {
+            reader,
+            lines: LineBuffer::default(),
+        }
+    }
+
+    /// The next line. Cancel-safe: a dropped call loses nothing.
+    pub async fn next(&mut self) -> Line {
+        loop {
+            if let Some(line) = self.lines.next_line() {
+                return line;
+            }
+            match self.reader.read_buf(self.lines.spare()).await {
+                Ok(0) => self.lines.eof = true,
                 Ok(_) => {}
                 Err(error) => {
                     tracing::error!(%error, "cannot read stdin");
-                    self.eof = true;
+                    self.lines.eof = true;
                 }
             }
         }

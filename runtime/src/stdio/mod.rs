@@ -21,6 +21,8 @@
 mod connection;
 mod direct;
 mod inline;
+#[cfg(target_os = "linux")]
+mod library_input;
 mod lines;
 mod pipes;
 #[cfg(test)]
@@ -77,6 +79,8 @@ struct Shared {
     finished: Notify,
     /// The output as other threads may write it ([`Shared::deliver`]).
     sync_output: Option<SyncOutput>,
+    /// The library thread reads the input (`stdio/library_input.rs`).
+    library_reads: std::sync::atomic::AtomicBool,
 }
 
 impl Shared {
@@ -107,10 +111,25 @@ impl Shared {
     /// writes, several answers at a time, and the library thread goes on to the next call. A
     /// pipe that is full, an answer held behind an earlier one, or the end of input also leave
     /// the rest to the writer task.
+    ///
+    /// When the library thread reads the input, its own answers with other requests in
+    /// progress wait for the last of them (it writes them all at once) or for the watchdog
+    /// that hands reading over during a long call (`stdio/library_input.rs`), instead of
+    /// waking the stdio thread for each.
     fn deliver(&self, internal: i64, text: &str) {
         let now = Instant::now();
         let mut connection = self.lock();
         connection.answered(internal, text, now);
+        self.flush(connection, now);
+    }
+
+    /// Writes what is due now from this thread, as [`Self::deliver`] does after an answer.
+    #[cfg(target_os = "linux")]
+    fn write_due(&self) {
+        self.flush(self.lock(), Instant::now());
+    }
+
+    fn flush(&self, mut connection: MutexGuard<'_, Connection>, now: Instant) {
         let wake_writer = match &self.sync_output {
             Some(output)
                 if !connection.writing
@@ -131,7 +150,13 @@ impl Shared {
                 }
                 wake.is_some() || !connection.unwritten.is_empty() || connection.eof
             }
-            _ => true,
+            _ => {
+                !(self
+                    .library_reads
+                    .load(std::sync::atomic::Ordering::Relaxed)
+                    && on_library_thread()
+                    && connection.awaiting() > 0)
+            }
         };
         let for_rmcp = connection.has_for_rmcp();
         drop(connection);
@@ -179,12 +204,12 @@ impl LineTransport {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        Self::start_with(reader, writer, None, ordered, dispatch)
+        Self::start_with(Reading::Stream(reader), writer, None, ordered, dispatch)
     }
 
     /// [`Self::start`], with `writer` also writable from other threads as `sync_output`.
     fn start_with<R, W>(
-        reader: R,
+        reading: Reading<R>,
         writer: W,
         sync_output: Option<SyncOutput>,
         ordered: bool,
@@ -212,11 +237,88 @@ impl LineTransport {
             for_reader: Notify::new(),
             finished: Notify::new(),
             sync_output,
+            library_reads: std::sync::atomic::AtomicBool::new(false),
         });
-        tokio::spawn(read(LineReader::new(reader), Arc::clone(&shared), dispatch));
+        match reading {
+            Reading::Stream(reader) => {
+                tokio::spawn(read(LineReader::new(reader), Arc::clone(&shared), dispatch));
+            }
+            #[cfg(target_os = "linux")]
+            Reading::Pipe(fd) => read_pipe(fd, &shared, dispatch),
+        }
         let writing = tokio::spawn(write(writer, Arc::clone(&shared)));
         (LineTransport { shared }, writing)
     }
+}
+
+/// Where the input comes from.
+enum Reading<R> {
+    /// Any stream, read by the stdio thread.
+    Stream(R),
+    /// A non-blocking pipe, read by the library thread when it can (`stdio/library_input.rs`),
+    /// else by the stdio thread.
+    #[cfg(target_os = "linux")]
+    Pipe(std::os::fd::OwnedFd),
+}
+
+/// Reads the pipe `fd` on the library thread when the dispatcher's host lets it (one library
+/// thread, in process, a call's future may end on it), else on the stdio thread.
+#[cfg(target_os = "linux")]
+fn read_pipe(fd: std::os::fd::OwnedFd, shared: &Arc<Shared>, dispatch: Option<Arc<dyn Dispatch>>) {
+    use library_input::{LibraryInput, SharedInput};
+    let eligible = dispatch.as_ref().filter(|d| {
+        shared.sync_output.is_some() && shared.lock().ordered() && d.completes_unlocked()
+    });
+    let fd = match (eligible, SharedInput::new(fd)) {
+        (Some(dispatch), Ok(input)) => {
+            let input = Arc::new(input);
+            shared
+                .library_reads
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+            let work = LibraryInput::new(
+                Arc::clone(&input),
+                Arc::clone(shared),
+                Arc::clone(dispatch),
+                tokio::runtime::Handle::current(),
+            );
+            if dispatch.set_idle_work(Arc::new(work)) {
+                tracing::debug!("stdio: the library thread reads the input");
+                tokio::spawn(library_input::read_handed(
+                    input,
+                    Arc::clone(shared),
+                    Arc::clone(dispatch),
+                ));
+                return;
+            }
+            shared
+                .library_reads
+                .store(false, std::sync::atomic::Ordering::Relaxed);
+            match Arc::try_unwrap(input) {
+                Ok(input) => input.into_fd(),
+                Err(_) => return tracing::error!("the input could not be taken back"),
+            }
+        }
+        (_, Ok(input)) => input.into_fd(),
+        (_, Err(error)) => {
+            tracing::error!(%error, "cannot read the input pipe");
+            return;
+        }
+    };
+    match tokio::net::unix::pipe::Receiver::from_owned_fd(fd) {
+        Ok(pipe) => {
+            let reader = LineReader::new(pipes::Input::Pipe(pipe));
+            tokio::spawn(read(reader, Arc::clone(shared), dispatch));
+        }
+        Err(error) => tracing::error!(%error, "cannot read the input pipe"),
+    }
+}
+
+/// Whether the current thread is a library thread.
+fn on_library_thread() -> bool {
+    #[cfg(target_os = "linux")]
+    return crate::host::idle::on_library_thread();
+    #[cfg(not(target_os = "linux"))]
+    return false;
 }
 
 /// The reader task: lines to the connection until end of input.
@@ -226,62 +328,102 @@ async fn read<R: AsyncRead + Unpin>(
     dispatch: Option<Arc<dyn Dispatch>>,
 ) {
     loop {
-        loop {
-            let shrank = shared.for_reader.notified();
-            tokio::pin!(shrank);
-            shrank.as_mut().enable();
-            {
-                let connection = shared.lock();
-                if connection.closed {
-                    return;
-                }
-                if connection.backlog() < MAX_BACKLOG {
-                    break;
-                }
-            }
-            shrank.await;
+        if !wait_for_backlog(&shared).await {
+            return;
         }
-        let prepared = match lines.next().await {
-            Line::End => {
-                shared.lock().eof = true;
-                shared.wake_all();
-                return;
-            }
-            Line::TooLong(prefix) => connection::too_long(&prefix),
-            Line::Text(line) if line.len() > LARGE_LINE => {
-                match tokio::task::spawn_blocking(move || connection::prepare(&line)).await {
-                    Ok(prepared) => prepared,
-                    Err(error) => {
-                        tracing::error!(%error, "reading a large line failed");
-                        Prepared::Nothing
-                    }
-                }
-            }
-            Line::Text(line) => connection::prepare(&line),
-        };
-        let (direct_calls, cancellations, for_rmcp, alone) = {
-            let mut connection = shared.lock();
-            connection.accept(prepared, Instant::now());
-            (
-                connection.take_direct_calls(),
-                connection.take_cancellations(),
-                connection.has_for_rmcp(),
-                connection.awaiting() <= 1,
-            )
-        };
-        for control in cancellations {
-            control.cancelled.cancel();
+        if !handle_line(&shared, dispatch.as_ref(), lines.next().await).await {
+            return;
         }
-        if for_rmcp {
-            shared.for_rmcp.notify_one();
-        }
-        if let Some(dispatch) = &dispatch {
-            for call in direct_calls {
-                start_direct(&shared, dispatch, call, alone).await;
-            }
-        }
-        shared.for_writer.notify_one();
     }
+}
+
+/// Waits while the backlog is full; false once writing has stopped.
+async fn wait_for_backlog(shared: &Shared) -> bool {
+    loop {
+        let shrank = shared.for_reader.notified();
+        tokio::pin!(shrank);
+        shrank.as_mut().enable();
+        {
+            let connection = shared.lock();
+            if connection.closed {
+                return false;
+            }
+            if connection.backlog() < MAX_BACKLOG {
+                return true;
+            }
+        }
+        shrank.await;
+    }
+}
+
+/// Handles one line of input on the stdio thread; false at the end of input.
+async fn handle_line(
+    shared: &Arc<Shared>,
+    dispatch: Option<&Arc<dyn Dispatch>>,
+    line: Line,
+) -> bool {
+    let prepared = match line {
+        Line::End => {
+            shared.lock().eof = true;
+            shared.wake_all();
+            return false;
+        }
+        Line::TooLong(prefix) => connection::too_long(&prefix),
+        Line::Text(line) if line.len() > LARGE_LINE => {
+            match tokio::task::spawn_blocking(move || connection::prepare(&line)).await {
+                Ok(prepared) => prepared,
+                Err(error) => {
+                    tracing::error!(%error, "reading a large line failed");
+                    Prepared::Nothing
+                }
+            }
+        }
+        Line::Text(line) => connection::prepare(&line),
+    };
+    let (direct_calls, cancellations, for_rmcp, alone) = {
+        let mut connection = shared.lock();
+        connection.accept(prepared, Instant::now());
+        (
+            connection.take_direct_calls(),
+            connection.take_cancellations(),
+            connection.has_for_rmcp(),
+            connection.awaiting() <= 1,
+        )
+    };
+    for control in cancellations {
+        control.cancelled.cancel();
+    }
+    if for_rmcp {
+        shared.for_rmcp.notify_one();
+    }
+    if let Some(dispatch) = dispatch {
+        for call in direct_calls {
+            start_direct(shared, dispatch, call, alone).await;
+        }
+    }
+    shared.for_writer.notify_one();
+    true
+}
+
+/// Records a direct call's outcome as its answer ([`Shared::deliver`]).
+fn finish_direct(
+    shared: &Shared,
+    internal: i64,
+    stateless: bool,
+    outcome: Result<crate::dispatch::ToolOutcome, crate::dispatch::DispatchError>,
+) {
+    let text = match direct::answer(internal, stateless, outcome) {
+        Ok(text) => text,
+        Err(error) => {
+            tracing::error!(%error, "cannot write the answer of a tool call");
+            crate::jsonrpc::error_json(
+                &crate::jsonrpc::RawId::integer(internal),
+                crate::jsonrpc::code::INTERNAL_ERROR,
+                &format!("cannot write the answer: {error}"),
+            )
+        }
+    };
+    shared.deliver(internal, &text);
 }
 
 /// Starts a direct call: its first poll (argument validation, and the call queued for the
@@ -304,20 +446,8 @@ async fn start_direct(
         control,
         stateless,
     } = call;
-    let finish = move |shared: &Shared, outcome| {
-        let text = match direct::answer(internal, stateless, outcome) {
-            Ok(text) => text,
-            Err(error) => {
-                tracing::error!(%error, "cannot write the answer of a tool call");
-                crate::jsonrpc::error_json(
-                    &crate::jsonrpc::RawId::integer(internal),
-                    crate::jsonrpc::code::INTERNAL_ERROR,
-                    &format!("cannot write the answer: {error}"),
-                )
-            }
-        };
-        shared.deliver(internal, &text);
-    };
+    let finish =
+        move |shared: &Shared, outcome| finish_direct(shared, internal, stateless, outcome);
     let dispatch = Arc::clone(dispatch);
     if alone && shared.sync_output.is_some() && dispatch.completes_unlocked() {
         // The first poll is here; the rest runs on the thread that completes the call.
@@ -552,7 +682,15 @@ pub fn serve_stdio(
     let outcome = runtime.block_on(async move {
         let (reader, writer) = pipes::open(output);
         let sync_output = writer.sync_output();
-        serve_lines(server, reader, writer, sync_output, ordered, true).await
+        let reading = match reader {
+            #[cfg(target_os = "linux")]
+            pipes::Input::Pipe(pipe) => match pipe.into_nonblocking_fd() {
+                Ok(fd) => Reading::Pipe(fd),
+                Err(error) => return Err(StdioError::Write(error)),
+            },
+            other => Reading::Stream(other),
+        };
+        serve_lines(server, reading, writer, sync_output, ordered, true).await
     });
     runtime.shutdown_background();
     outcome
@@ -570,13 +708,13 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    serve_lines(server, reader, writer, None, ordered, true).await
+    serve_lines(server, Reading::Stream(reader), writer, None, ordered, true).await
 }
 
 /// [`serve_io`], with or without the direct path of `tools/call` (`stdio/direct.rs`).
 async fn serve_lines<R, W>(
     server: McpServer,
-    reader: R,
+    reading: Reading<R>,
     writer: W,
     sync_output: Option<SyncOutput>,
     ordered: bool,
@@ -588,7 +726,7 @@ where
 {
     let dispatch = direct.then(|| Arc::clone(server.dispatch()));
     let (transport, writing) =
-        LineTransport::start_with(reader, writer, sync_output, ordered, dispatch);
+        LineTransport::start_with(reading, writer, sync_output, ordered, dispatch);
     let shared = Arc::clone(&transport.shared);
     let outcome = match rmcp::serve_server(server, transport).await {
         Ok(running) => {

@@ -105,7 +105,7 @@ async fn both_ways(lines: &[String], opening: usize) -> (String, String) {
         let (server_read, server_write) = tokio::io::split(server_side);
         let serving = tokio::spawn(serve_lines(
             server,
-            server_read,
+            super::Reading::Stream(server_read),
             server_write,
             None,
             true,

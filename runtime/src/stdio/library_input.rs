@@ -1,0 +1,398 @@
+//! The library thread reads stdin (Linux, one library thread, in process, pipes).
+//!
+//! A library that is not thread-safe runs its Pascal code on its one library thread. When the
+//! stdio thread reads a request and hands the call to that thread, every round trip costs two
+//! wake-ups of threads (the library thread for the call, a thread to write the answer); the
+//! answer is already written by the library thread ([`super::Shared::deliver`]). Here the
+//! library thread also reads the input while it has no call to run ([`IdleWork`]): a request
+//! is read, validated, called and answered on one thread, as a single-threaded server would.
+//!
+//! stdin must still be read while a call runs (`ping`, `notifications/cancelled`, further
+//! requests). A call that runs longer than [`HAND_OVER_AFTER`] (a watchdog on the timer
+//! thread, registered lazily so that short calls wake nobody) hands the input to the stdio
+//! thread, which reads it as in the other configurations ([`read_handed`]) until the library
+//! thread is idle again with no complete line buffered; then it hands it back. The bytes read
+//! so far travel with the input ([`LineBuffer`]), so nothing is lost or read twice. The reader
+//! also hands the input over when the backlog is full, since the stdio thread's reader is the
+//! one that pauses.
+
+use super::connection::{self, Prepared};
+use super::inline::InlineTask;
+use super::lines::{Line, LineBuffer};
+use super::{Shared, MAX_BACKLOG};
+use crate::dispatch::Dispatch;
+use crate::host::idle::{IdleWork, JobSignal};
+use crate::host::timer::{sleep_until_lazily, Sleep};
+use std::future::Future;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Wake, Waker};
+use std::time::{Duration, Instant};
+use tokio::sync::Notify;
+
+/// How long a call may run on the library thread before the stdio thread takes over reading.
+pub const HAND_OVER_AFTER: Duration = Duration::from_millis(1);
+
+/// How late the watchdog may notice that (see [`sleep_until_lazily`]).
+const WATCHDOG_SLACK: Duration = Duration::from_millis(1);
+
+/// Which thread reads stdin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Owner {
+    /// The library thread, while it has nothing to run.
+    Library,
+    /// The stdio thread ([`read_handed`]).
+    Stdio,
+}
+
+#[derive(Debug)]
+struct InputState {
+    lines: LineBuffer,
+    owner: Owner,
+    /// The library thread is in its idle work (no call running or queued).
+    library_idle: bool,
+}
+
+/// The input shared by the library thread and the stdio thread.
+pub struct SharedInput {
+    state: Mutex<InputState>,
+    /// The non-blocking pipe.
+    fd: OwnedFd,
+    /// Wakes the stdio thread: the input was handed to it, or input ended.
+    handed: Notify,
+    /// Wakes the stdio thread: the library thread became idle.
+    library_idle: Notify,
+    /// Wakes the library thread: the input was handed back.
+    returned: JobSignal,
+}
+
+impl SharedInput {
+    /// The input `fd` (a non-blocking pipe), read first by the library thread.
+    pub fn new(fd: OwnedFd) -> std::io::Result<SharedInput> {
+        Ok(SharedInput {
+            state: Mutex::new(InputState {
+                lines: LineBuffer::default(),
+                owner: Owner::Library,
+                library_idle: false,
+            }),
+            fd,
+            handed: Notify::new(),
+            library_idle: Notify::new(),
+            returned: JobSignal::new()?,
+        })
+    }
+
+    /// The pipe, for another reader.
+    pub fn into_fd(self) -> OwnedFd {
+        self.fd
+    }
+
+    fn lock(&self) -> MutexGuard<'_, InputState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Gives the input to the stdio thread (a long call, a full backlog).
+    fn hand_over(&self, shared: &Shared) {
+        {
+            let mut state = self.lock();
+            if state.owner == Owner::Library {
+                state.owner = Owner::Stdio;
+            }
+        }
+        self.handed.notify_one();
+        // Answers the library thread left for later may be due.
+        shared.for_writer.notify_one();
+    }
+}
+
+/// The library thread's idle work: reads and handles one line at a time.
+pub struct LibraryInput {
+    input: Arc<SharedInput>,
+    shared: Arc<Shared>,
+    dispatch: Arc<dyn Dispatch>,
+    runtime: tokio::runtime::Handle,
+    /// Armed while the library thread runs calls: hands the input over when it fires.
+    watchdog: Mutex<Option<Pin<Box<Sleep>>>>,
+}
+
+impl LibraryInput {
+    /// The idle work reading `input` for the connection `shared`; the stdio runtime `runtime`
+    /// runs what the calls' futures need.
+    pub fn new(
+        input: Arc<SharedInput>,
+        shared: Arc<Shared>,
+        dispatch: Arc<dyn Dispatch>,
+        runtime: tokio::runtime::Handle,
+    ) -> LibraryInput {
+        LibraryInput {
+            input,
+            shared,
+            dispatch,
+            runtime,
+            watchdog: Mutex::new(None),
+        }
+    }
+
+    fn watchdog(&self) -> MutexGuard<'_, Option<Pin<Box<Sleep>>>> {
+        self.watchdog.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Starts the watchdog for the calls the library thread is about to run.
+    fn arm(&self) {
+        let mut sleep = Box::pin(sleep_until_lazily(
+            Instant::now() + HAND_OVER_AFTER,
+            WATCHDOG_SLACK,
+        ));
+        let waker = Waker::from(Arc::new(HandOver {
+            input: Arc::clone(&self.input),
+            shared: Arc::clone(&self.shared),
+        }));
+        if sleep
+            .as_mut()
+            .poll(&mut Context::from_waker(&waker))
+            .is_pending()
+        {
+            *self.watchdog() = Some(sleep);
+        }
+    }
+
+    /// Reads until a line is handled or `signal` (a call queued by another thread) is raised.
+    fn read_one(&self, signal: &JobSignal) {
+        loop {
+            let backlog_full = self.shared.lock().backlog() >= MAX_BACKLOG;
+            let mut state = self.input.lock();
+            state.library_idle = true;
+            if backlog_full && state.owner == Owner::Library {
+                // The stdio thread's reader waits for the backlog to shrink.
+                drop(state);
+                self.input.hand_over(&self.shared);
+                continue;
+            }
+            if state.owner == Owner::Stdio {
+                drop(state);
+                self.input.library_idle.notify_one();
+                wait(&[signal.fd(), self.input.returned.fd()]);
+                self.input.returned.lower();
+                break;
+            }
+            if let Some(line) = state.lines.next_line() {
+                state.library_idle = false;
+                drop(state);
+                self.handle(line);
+                return;
+            }
+            match read_into(&self.input.fd, state.lines.spare()) {
+                Ok(0) => state.lines.eof = true,
+                Ok(_) => {}
+                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
+                    drop(state);
+                    if wait(&[self.input.fd.as_raw_fd(), signal.fd()]) {
+                        break;
+                    }
+                }
+                Err(error) => {
+                    tracing::error!(%error, "cannot read stdin");
+                    state.lines.eof = true;
+                }
+            }
+        }
+        self.input.lock().library_idle = false;
+    }
+
+    /// Handles one line as the stdio thread's reader does; direct calls are queued for this
+    /// thread and run when the idle work returns.
+    fn handle(&self, line: Line) {
+        let shared = &self.shared;
+        let prepared = match line {
+            Line::End => {
+                shared.lock().eof = true;
+                shared.wake_all();
+                self.input.handed.notify_one();
+                return;
+            }
+            Line::TooLong(prefix) => connection::too_long(&prefix),
+            // Lines of any length: this thread has nothing else to do.
+            Line::Text(line) => connection::prepare(&line),
+        };
+        let (direct_calls, cancellations, for_rmcp) = accept(shared, prepared);
+        for control in cancellations {
+            control.cancelled.cancel();
+        }
+        if for_rmcp {
+            shared.for_rmcp.notify_one();
+        }
+        for call in direct_calls {
+            let shared = Arc::clone(shared);
+            let dispatch = Arc::clone(&self.dispatch);
+            InlineTask::start_in(&self.runtime, async move {
+                let outcome = dispatch
+                    .call_tool(&call.name, call.arguments.as_deref(), call.control)
+                    .await;
+                super::finish_direct(&shared, call.internal, call.stateless, outcome);
+            });
+        }
+        // Answers the line produced at once (errors), when nothing else is awaited.
+        shared.write_due();
+    }
+}
+
+impl IdleWork for LibraryInput {
+    fn idle(&self, signal: &JobSignal) {
+        self.watchdog().take();
+        self.read_one(signal);
+        // Calls are queued (or may be): watch how long they run.
+        self.arm();
+    }
+}
+
+/// The watchdog's waker.
+struct HandOver {
+    input: Arc<SharedInput>,
+    shared: Arc<Shared>,
+}
+
+impl Wake for HandOver {
+    fn wake(self: Arc<Self>) {
+        self.input.hand_over(&self.shared);
+    }
+}
+
+/// Applies a prepared line: the direct calls to start, the calls to cancel, whether rmcp has
+/// messages.
+fn accept(
+    shared: &Shared,
+    prepared: Prepared,
+) -> (
+    Vec<super::direct::DirectCall>,
+    Vec<crate::dispatch::CallControl>,
+    bool,
+) {
+    let mut connection = shared.lock();
+    connection.accept(prepared, Instant::now());
+    (
+        connection.take_direct_calls(),
+        connection.take_cancellations(),
+        connection.has_for_rmcp(),
+    )
+}
+
+/// Reads what the non-blocking `fd` holds into `buffer`'s spare room.
+fn read_into(fd: &OwnedFd, buffer: &mut Vec<u8>) -> std::io::Result<usize> {
+    let spare = buffer.spare_capacity_mut();
+    // SAFETY: reads at most `spare.len()` bytes into the vector's spare capacity, which the
+    // kernel initialises up to the count returned; only that many are then taken as set.
+    let read = unsafe { libc::read(fd.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len()) };
+    if read < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let read = read as usize;
+    // SAFETY: `read` bytes after the old length were written by the kernel.
+    unsafe { buffer.set_len(buffer.len() + read) };
+    Ok(read)
+}
+
+/// Waits until one of `fds` is readable (or hung up); returns whether the last one is.
+fn wait(fds: &[i32]) -> bool {
+    let mut polled: Vec<libc::pollfd> = fds
+        .iter()
+        .map(|&fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    loop {
+        // SAFETY: `polled` is a live array of `polled.len()` pollfd entries.
+        let ready = unsafe { libc::poll(polled.as_mut_ptr(), polled.len() as libc::nfds_t, -1) };
+        if ready >= 0 {
+            break;
+        }
+        if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            break;
+        }
+    }
+    polled.last().is_some_and(|p| p.revents != 0)
+}
+
+/// The stdio thread's reader while the library thread reads: it waits until the input is
+/// handed to it, reads as the other reader does, and hands it back once the library thread is
+/// idle and no complete line is buffered.
+pub async fn read_handed(
+    input: Arc<SharedInput>,
+    shared: Arc<Shared>,
+    dispatch: Arc<dyn Dispatch>,
+) {
+    loop {
+        loop {
+            let handed = input.handed.notified();
+            tokio::pin!(handed);
+            handed.as_mut().enable();
+            if input.lock().owner == Owner::Stdio {
+                break;
+            }
+            if shared.lock().input_done() {
+                return;
+            }
+            handed.await;
+        }
+        let pipe = match input
+            .fd
+            .try_clone()
+            .and_then(tokio::net::unix::pipe::Receiver::from_owned_fd)
+        {
+            Ok(pipe) => pipe,
+            Err(error) => {
+                tracing::error!(%error, "cannot read stdin on the stdio thread");
+                return;
+            }
+        };
+        loop {
+            if !super::wait_for_backlog(&shared).await {
+                return;
+            }
+            let line = loop {
+                let idle = input.library_idle.notified();
+                tokio::pin!(idle);
+                idle.as_mut().enable();
+                {
+                    let mut state = input.lock();
+                    if let Some(line) = state.lines.next_line() {
+                        break Some(line);
+                    }
+                    if state.library_idle {
+                        break None;
+                    }
+                }
+                tokio::select! {
+                    ready = pipe.readable() => {
+                        let mut state = input.lock();
+                        let read = ready.and_then(|()| pipe.try_read_buf(state.lines.spare()));
+                        match read {
+                            Ok(0) => state.lines.eof = true,
+                            Ok(_) => {}
+                            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {}
+                            Err(error) => {
+                                tracing::error!(%error, "cannot read stdin");
+                                state.lines.eof = true;
+                            }
+                        }
+                    }
+                    () = &mut idle => {}
+                }
+            };
+            if let Some(line) = line {
+                if !super::handle_line(&shared, Some(&dispatch), line).await {
+                    return;
+                }
+            }
+            let mut state = input.lock();
+            if state.library_idle && !state.lines.has_line() {
+                state.owner = Owner::Library;
+                drop(state);
+                input.returned.raise();
+                break;
+            }
+        }
+    }
+}
