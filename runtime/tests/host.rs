@@ -16,6 +16,16 @@ fn fixture_library(defines: &[&str]) -> PathBuf {
     )
 }
 
+/// The fixture keeps the thread that ran `mcp_init` in a global of the library, which every
+/// host of the same library file in this process sets again: hosts are opened one at a time,
+/// and not while a test checks that global.
+static INIT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn open(library: &Path, options: &HostOptions) -> Result<LibraryHost, LoadError> {
+    let _init = INIT.lock().unwrap_or_else(|e| e.into_inner());
+    LibraryHost::open(library, options)
+}
+
 fn block_on<F: std::future::Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
         .build()
@@ -33,7 +43,9 @@ fn index_of(host: &LibraryHost, name: &str) -> usize {
 
 #[test]
 fn loads_checks_and_calls_on_the_init_thread() {
-    let host = LibraryHost::open(&fixture_library(&[]), &HostOptions::default()).expect("load");
+    let library = fixture_library(&[]);
+    let _init = INIT.lock().unwrap_or_else(|e| e.into_inner());
+    let host = LibraryHost::open(&library, &HostOptions::default()).expect("load");
     assert_eq!(host.manifest().name, "abilib");
     // The canonical hash: the library embeds compact JSON, the file is indented.
     let file = std::fs::read(fixture_manifest()).expect("manifest");
@@ -71,8 +83,7 @@ fn loads_checks_and_calls_on_the_init_thread() {
 
 #[test]
 fn concurrent_calls_queue_on_one_thread() {
-    let host =
-        Arc::new(LibraryHost::open(&fixture_library(&[]), &HostOptions::default()).expect("load"));
+    let host = Arc::new(open(&fixture_library(&[]), &HostOptions::default()).expect("load"));
     let add = index_of(&host, "add");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -109,7 +120,7 @@ fn concurrent_calls_queue_on_one_thread() {
 #[test]
 fn wrong_abi_version_is_named() {
     let library = fixture_library(&["WRONG_ABI"]);
-    let error = LibraryHost::open(&library, &HostOptions::default()).expect_err("must refuse");
+    let error = open(&library, &HostOptions::default()).expect_err("must refuse");
     assert!(
         matches!(
             error,
@@ -131,13 +142,13 @@ fn wrong_abi_version_is_named() {
 #[test]
 fn missing_manifest_needs_a_file() {
     let library = fixture_library(&["NO_MANIFEST"]);
-    let error = LibraryHost::open(&library, &HostOptions::default()).expect_err("must refuse");
+    let error = open(&library, &HostOptions::default()).expect_err("must refuse");
     assert!(matches!(error, LoadError::NoManifest { .. }), "{error}");
     let options = HostOptions {
         manifest_file: Some(fixture_manifest()),
         ..HostOptions::default()
     };
-    let host = LibraryHost::open(&library, &options).expect("loads with --manifest");
+    let host = open(&library, &options).expect("loads with --manifest");
     let file: serde_json::Value =
         serde_json::from_slice(&std::fs::read(fixture_manifest()).expect("read")).expect("json");
     assert_eq!(
@@ -158,7 +169,7 @@ fn manifest_file_must_agree_with_the_embedded_one() {
         manifest_file: Some(file.clone()),
         ..HostOptions::default()
     };
-    let error = LibraryHost::open(&fixture_library(&[]), &options).expect_err("must refuse");
+    let error = open(&fixture_library(&[]), &options).expect_err("must refuse");
     let text = error.to_string();
     assert!(
         matches!(error, LoadError::ManifestMismatch { .. }),
@@ -174,7 +185,7 @@ fn manifest_file_must_agree_with_the_embedded_one() {
         manifest_file: Some(fixture_manifest()),
         ..HostOptions::default()
     };
-    LibraryHost::open(&fixture_library(&[]), &options).expect("agreeing manifest");
+    open(&fixture_library(&[]), &options).expect("agreeing manifest");
 }
 
 #[test]
@@ -193,8 +204,7 @@ fn a_tool_without_its_export_is_named() {
         manifest_file: Some(file),
         ..HostOptions::default()
     };
-    let error =
-        LibraryHost::open(&fixture_library(&["NO_MANIFEST"]), &options).expect_err("must refuse");
+    let error = open(&fixture_library(&["NO_MANIFEST"]), &options).expect_err("must refuse");
     let text = error.to_string();
     assert!(
         text.contains("mcp_tool_missing") && text.contains(&format!("`{tool}`")),
@@ -204,8 +214,8 @@ fn a_tool_without_its_export_is_named() {
 
 #[test]
 fn failing_init_is_reported() {
-    let error = LibraryHost::open(&fixture_library(&["FAIL_INIT"]), &HostOptions::default())
-        .expect_err("must refuse");
+    let error =
+        open(&fixture_library(&["FAIL_INIT"]), &HostOptions::default()).expect_err("must refuse");
     let text = error.to_string();
     assert!(matches!(error, LoadError::Init { status: 1, .. }), "{text}");
     assert!(text.contains("EFixtureError: database not found"), "{text}");
@@ -218,13 +228,12 @@ fn several_threads_only_for_thread_safe_libraries() {
         threads: 3,
         ..HostOptions::default()
     };
-    let error = LibraryHost::open(&fixture_library(&[]), &options).expect_err("must refuse");
+    let error = open(&fixture_library(&[]), &options).expect_err("must refuse");
     assert!(
         matches!(error, LoadError::NotThreadSafe { threads: 3, .. }),
         "{error}"
     );
-    let host =
-        LibraryHost::open(&fixture_library(&["THREAD_SAFE"]), &options).expect("thread-safe");
+    let host = open(&fixture_library(&["THREAD_SAFE"]), &options).expect("thread-safe");
     assert_eq!(host.threads(), 3);
     let add = index_of(&host, "add");
     let returned = block_on(host.call(
@@ -241,7 +250,7 @@ fn unloadable_file_is_named() {
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("libnot.so");
     std::fs::write(&file, b"not a library").expect("write");
-    let error = LibraryHost::open(&file, &HostOptions::default()).expect_err("must refuse");
+    let error = open(&file, &HostOptions::default()).expect_err("must refuse");
     assert!(matches!(error, LoadError::Open { .. }), "{error}");
     assert!(error.to_string().contains("libnot.so"), "{error}");
     // The loader's own reason follows libloading's "dlopen failed".
@@ -251,8 +260,7 @@ fn unloadable_file_is_named() {
 
 #[test]
 fn dispatch_rejects_duplicates_from_raw_text_and_unknown_tools() {
-    let host =
-        Arc::new(LibraryHost::open(&fixture_library(&[]), &HostOptions::default()).expect("load"));
+    let host = Arc::new(open(&fixture_library(&[]), &HostOptions::default()).expect("load"));
     let dispatch = LibraryDispatch::new(host, None);
     let outcome = block_on(dispatch.call_tool(
         "add",

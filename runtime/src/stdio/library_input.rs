@@ -52,6 +52,8 @@ struct InputState {
     owner: Owner,
     /// The library thread is in its idle work (no call running or queued).
     library_idle: bool,
+    /// The end of input was handled: nothing more to read.
+    ended: bool,
 }
 
 /// The input shared by the library thread and the stdio thread.
@@ -75,6 +77,7 @@ impl SharedInput {
                 lines: LineBuffer::default(),
                 owner: Owner::Library,
                 library_idle: false,
+                ended: false,
             }),
             fd,
             handed: Notify::new(),
@@ -169,7 +172,7 @@ impl LibraryInput {
                 self.input.hand_over(&self.shared);
                 continue;
             }
-            if state.owner == Owner::Stdio {
+            if state.owner == Owner::Stdio || state.ended {
                 drop(state);
                 self.input.library_idle.notify_one();
                 wait(&[signal.fd(), self.input.returned.fd()]);
@@ -206,6 +209,7 @@ impl LibraryInput {
         let shared = &self.shared;
         let prepared = match line {
             Line::End => {
+                self.input.lock().ended = true;
                 shared.lock().eof = true;
                 shared.wake_all();
                 self.input.handed.notify_one();
@@ -229,7 +233,7 @@ impl LibraryInput {
                 let outcome = dispatch
                     .call_tool(&call.name, call.arguments.as_deref(), call.control)
                     .await;
-                super::finish_direct(&shared, call.internal, call.stateless, outcome);
+                super::reader::finish_direct(&shared, call.internal, call.stateless, outcome);
             });
         }
         // Answers the line produced at once (errors), when nothing else is awaited.
@@ -348,7 +352,7 @@ pub async fn read_handed(
             }
         };
         loop {
-            if !super::wait_for_backlog(&shared).await {
+            if !super::reader::wait_for_backlog(&shared).await {
                 return;
             }
             let line = loop {
@@ -382,7 +386,7 @@ pub async fn read_handed(
                 }
             };
             if let Some(line) = line {
-                if !super::handle_line(&shared, Some(&dispatch), line).await {
+                if !super::reader::handle_line(&shared, Some(&dispatch), line).await {
                     return;
                 }
             }

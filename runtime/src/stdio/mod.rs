@@ -7,12 +7,15 @@
 //!   `tools/list`, `notifications/cancelled` and end of input are always handled; each line is
 //!   read as raw JSON-RPC ([`crate::jsonrpc`]; lines over 64 KiB on a blocking thread) and
 //!   handed to rmcp under an internal id, or answered directly (parse errors, invalid requests,
-//!   a contradicting protocol era, refused batches);
+//!   a contradicting protocol era, refused batches). With one library thread in process and a
+//!   pipe on Linux, the library thread is the reader while it has no call to run, and the
+//!   stdio thread's reader only while a call runs long (`stdio/library_input.rs`);
 //! - rmcp (through [`LineTransport`]) handles requests and sends answers, which get the client's id
 //!   back; a plain `tools/call` skips rmcp and goes from the reader to the dispatcher
-//!   (`stdio/direct.rs` says which requests and why), its answer built from rmcp's types;
-//! - the writer writes answers in request order with one library thread, holding a ready answer
-//!   behind an earlier unanswered one for at most [`HOLD`], and as they come with
+//!   (`stdio/direct.rs` says which requests and why), its answer built from rmcp's types and
+//!   written by the thread that completes the call ([`Shared::deliver`], `stdio/inline.rs`);
+//! - the writer writes the other answers in request order with one library thread, holding a
+//!   ready answer behind an earlier unanswered one for at most [`HOLD`], and as they come with
 //!   several.
 //!
 //! stdout carries nothing but protocol; logs go to stderr through `tracing`. At end of input
@@ -25,18 +28,20 @@ mod inline;
 mod library_input;
 mod lines;
 mod pipes;
+mod reader;
 #[cfg(test)]
 mod tests;
 
 use crate::dispatch::Dispatch;
 use crate::mcp::McpServer;
+use connection::Connection;
 pub use connection::HOLD;
-use connection::{Connection, Prepared};
-use direct::DirectCall;
-use inline::InlineTask;
+use lines::LineReader;
 pub use lines::MAX_LINE;
-use lines::{Line, LineReader};
 use pipes::SyncOutput;
+#[cfg(target_os = "linux")]
+use reader::read_pipe;
+use reader::{on_library_thread, read, Reading};
 use rmcp::model::{JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -248,233 +253,6 @@ impl LineTransport {
         }
         let writing = tokio::spawn(write(writer, Arc::clone(&shared)));
         (LineTransport { shared }, writing)
-    }
-}
-
-/// Where the input comes from.
-enum Reading<R> {
-    /// Any stream, read by the stdio thread.
-    Stream(R),
-    /// A non-blocking pipe, read by the library thread when it can (`stdio/library_input.rs`),
-    /// else by the stdio thread.
-    #[cfg(target_os = "linux")]
-    Pipe(std::os::fd::OwnedFd),
-}
-
-/// Reads the pipe `fd` on the library thread when the dispatcher's host lets it (one library
-/// thread, in process, a call's future may end on it), else on the stdio thread.
-#[cfg(target_os = "linux")]
-fn read_pipe(fd: std::os::fd::OwnedFd, shared: &Arc<Shared>, dispatch: Option<Arc<dyn Dispatch>>) {
-    use library_input::{LibraryInput, SharedInput};
-    let eligible = dispatch.as_ref().filter(|d| {
-        shared.sync_output.is_some() && shared.lock().ordered() && d.completes_unlocked()
-    });
-    let fd = match (eligible, SharedInput::new(fd)) {
-        (Some(dispatch), Ok(input)) => {
-            let input = Arc::new(input);
-            shared
-                .library_reads
-                .store(true, std::sync::atomic::Ordering::Relaxed);
-            let work = LibraryInput::new(
-                Arc::clone(&input),
-                Arc::clone(shared),
-                Arc::clone(dispatch),
-                tokio::runtime::Handle::current(),
-            );
-            if dispatch.set_idle_work(Arc::new(work)) {
-                tracing::debug!("stdio: the library thread reads the input");
-                tokio::spawn(library_input::read_handed(
-                    input,
-                    Arc::clone(shared),
-                    Arc::clone(dispatch),
-                ));
-                return;
-            }
-            shared
-                .library_reads
-                .store(false, std::sync::atomic::Ordering::Relaxed);
-            match Arc::try_unwrap(input) {
-                Ok(input) => input.into_fd(),
-                Err(_) => return tracing::error!("the input could not be taken back"),
-            }
-        }
-        (_, Ok(input)) => input.into_fd(),
-        (_, Err(error)) => {
-            tracing::error!(%error, "cannot read the input pipe");
-            return;
-        }
-    };
-    match tokio::net::unix::pipe::Receiver::from_owned_fd(fd) {
-        Ok(pipe) => {
-            let reader = LineReader::new(pipes::Input::Pipe(pipe));
-            tokio::spawn(read(reader, Arc::clone(shared), dispatch));
-        }
-        Err(error) => tracing::error!(%error, "cannot read the input pipe"),
-    }
-}
-
-/// Whether the current thread is a library thread.
-fn on_library_thread() -> bool {
-    #[cfg(target_os = "linux")]
-    return crate::host::idle::on_library_thread();
-    #[cfg(not(target_os = "linux"))]
-    return false;
-}
-
-/// The reader task: lines to the connection until end of input.
-async fn read<R: AsyncRead + Unpin>(
-    mut lines: LineReader<R>,
-    shared: Arc<Shared>,
-    dispatch: Option<Arc<dyn Dispatch>>,
-) {
-    loop {
-        if !wait_for_backlog(&shared).await {
-            return;
-        }
-        if !handle_line(&shared, dispatch.as_ref(), lines.next().await).await {
-            return;
-        }
-    }
-}
-
-/// Waits while the backlog is full; false once writing has stopped.
-async fn wait_for_backlog(shared: &Shared) -> bool {
-    loop {
-        let shrank = shared.for_reader.notified();
-        tokio::pin!(shrank);
-        shrank.as_mut().enable();
-        {
-            let connection = shared.lock();
-            if connection.closed {
-                return false;
-            }
-            if connection.backlog() < MAX_BACKLOG {
-                return true;
-            }
-        }
-        shrank.await;
-    }
-}
-
-/// Handles one line of input on the stdio thread; false at the end of input.
-async fn handle_line(
-    shared: &Arc<Shared>,
-    dispatch: Option<&Arc<dyn Dispatch>>,
-    line: Line,
-) -> bool {
-    let prepared = match line {
-        Line::End => {
-            shared.lock().eof = true;
-            shared.wake_all();
-            return false;
-        }
-        Line::TooLong(prefix) => connection::too_long(&prefix),
-        Line::Text(line) if line.len() > LARGE_LINE => {
-            match tokio::task::spawn_blocking(move || connection::prepare(&line)).await {
-                Ok(prepared) => prepared,
-                Err(error) => {
-                    tracing::error!(%error, "reading a large line failed");
-                    Prepared::Nothing
-                }
-            }
-        }
-        Line::Text(line) => connection::prepare(&line),
-    };
-    let (direct_calls, cancellations, for_rmcp, alone) = {
-        let mut connection = shared.lock();
-        connection.accept(prepared, Instant::now());
-        (
-            connection.take_direct_calls(),
-            connection.take_cancellations(),
-            connection.has_for_rmcp(),
-            connection.awaiting() <= 1,
-        )
-    };
-    for control in cancellations {
-        control.cancelled.cancel();
-    }
-    if for_rmcp {
-        shared.for_rmcp.notify_one();
-    }
-    if let Some(dispatch) = dispatch {
-        for call in direct_calls {
-            start_direct(shared, dispatch, call, alone).await;
-        }
-    }
-    shared.for_writer.notify_one();
-    true
-}
-
-/// Records a direct call's outcome as its answer ([`Shared::deliver`]).
-fn finish_direct(
-    shared: &Shared,
-    internal: i64,
-    stateless: bool,
-    outcome: Result<crate::dispatch::ToolOutcome, crate::dispatch::DispatchError>,
-) {
-    let text = match direct::answer(internal, stateless, outcome) {
-        Ok(text) => text,
-        Err(error) => {
-            tracing::error!(%error, "cannot write the answer of a tool call");
-            crate::jsonrpc::error_json(
-                &crate::jsonrpc::RawId::integer(internal),
-                crate::jsonrpc::code::INTERNAL_ERROR,
-                &format!("cannot write the answer: {error}"),
-            )
-        }
-    };
-    shared.deliver(internal, &text);
-}
-
-/// Starts a direct call: its first poll (argument validation, and the call queued for the
-/// library thread) happens here, before the next line is read, so calls reach the library in
-/// request order. The rest runs on the thread that completes the call when the call is
-/// `alone` (the only request in progress: a client waiting for each answer) and the answer
-/// can be written from there ([`Shared::deliver`]); otherwise (a pipelining client) as a task
-/// of the stdio thread, which writes several answers at once while the library thread goes on
-/// to the next call.
-async fn start_direct(
-    shared: &Arc<Shared>,
-    dispatch: &Arc<dyn Dispatch>,
-    call: DirectCall,
-    alone: bool,
-) {
-    let DirectCall {
-        internal,
-        name,
-        arguments,
-        control,
-        stateless,
-    } = call;
-    let finish =
-        move |shared: &Shared, outcome| finish_direct(shared, internal, stateless, outcome);
-    let dispatch = Arc::clone(dispatch);
-    if alone && shared.sync_output.is_some() && dispatch.completes_unlocked() {
-        // The first poll is here; the rest runs on the thread that completes the call.
-        let shared = Arc::clone(shared);
-        InlineTask::start(async move {
-            let outcome = dispatch
-                .call_tool(&name, arguments.as_deref(), control)
-                .await;
-            finish(&shared, outcome);
-        });
-        return;
-    }
-    let mut running = Box::pin(async move {
-        dispatch
-            .call_tool(&name, arguments.as_deref(), control)
-            .await
-    });
-    let first = std::future::poll_fn(|cx| {
-        std::task::Poll::Ready(std::future::Future::poll(running.as_mut(), cx))
-    })
-    .await;
-    match first {
-        std::task::Poll::Ready(outcome) => finish(shared, outcome),
-        std::task::Poll::Pending => {
-            let shared = Arc::clone(shared);
-            tokio::spawn(async move { finish(&shared, running.await) });
-        }
     }
 }
 

@@ -1,0 +1,242 @@
+//! The stdio thread's reader: lines to the connection, direct calls started in request order.
+
+use super::connection::{self, Prepared};
+use super::direct::{self, DirectCall};
+use super::inline::InlineTask;
+use super::lines::{Line, LineReader};
+use super::{Shared, LARGE_LINE, MAX_BACKLOG};
+use crate::dispatch::Dispatch;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio::io::AsyncRead;
+
+/// Where the input comes from.
+pub(super) enum Reading<R> {
+    /// Any stream, read by the stdio thread.
+    Stream(R),
+    /// A non-blocking pipe, read by the library thread when it can (`stdio/library_input.rs`),
+    /// else by the stdio thread.
+    #[cfg(target_os = "linux")]
+    Pipe(std::os::fd::OwnedFd),
+}
+
+/// Reads the pipe `fd` on the library thread when the dispatcher's host lets it (one library
+/// thread, in process, a call's future may end on it), else on the stdio thread.
+#[cfg(target_os = "linux")]
+pub(super) fn read_pipe(
+    fd: std::os::fd::OwnedFd,
+    shared: &Arc<Shared>,
+    dispatch: Option<Arc<dyn Dispatch>>,
+) {
+    use super::library_input::{self, LibraryInput, SharedInput};
+    let eligible = dispatch.as_ref().filter(|d| {
+        shared.sync_output.is_some() && shared.lock().ordered() && d.completes_unlocked()
+    });
+    let fd = match (eligible, SharedInput::new(fd)) {
+        (Some(dispatch), Ok(input)) => {
+            let input = Arc::new(input);
+            shared
+                .library_reads
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+            let work = LibraryInput::new(
+                Arc::clone(&input),
+                Arc::clone(shared),
+                Arc::clone(dispatch),
+                tokio::runtime::Handle::current(),
+            );
+            if dispatch.set_idle_work(Arc::new(work)) {
+                tracing::debug!("stdio: the library thread reads the input");
+                tokio::spawn(library_input::read_handed(
+                    input,
+                    Arc::clone(shared),
+                    Arc::clone(dispatch),
+                ));
+                return;
+            }
+            shared
+                .library_reads
+                .store(false, std::sync::atomic::Ordering::Relaxed);
+            match Arc::try_unwrap(input) {
+                Ok(input) => input.into_fd(),
+                Err(_) => return tracing::error!("the input could not be taken back"),
+            }
+        }
+        (_, Ok(input)) => input.into_fd(),
+        (_, Err(error)) => {
+            tracing::error!(%error, "cannot read the input pipe");
+            return;
+        }
+    };
+    match tokio::net::unix::pipe::Receiver::from_owned_fd(fd) {
+        Ok(pipe) => {
+            let reader = LineReader::new(super::pipes::Input::Pipe(pipe));
+            tokio::spawn(read(reader, Arc::clone(shared), dispatch));
+        }
+        Err(error) => tracing::error!(%error, "cannot read the input pipe"),
+    }
+}
+
+/// Whether the current thread is a library thread.
+pub(super) fn on_library_thread() -> bool {
+    #[cfg(target_os = "linux")]
+    return crate::host::idle::on_library_thread();
+    #[cfg(not(target_os = "linux"))]
+    return false;
+}
+
+/// The reader task: lines to the connection until end of input.
+pub(super) async fn read<R: AsyncRead + Unpin>(
+    mut lines: LineReader<R>,
+    shared: Arc<Shared>,
+    dispatch: Option<Arc<dyn Dispatch>>,
+) {
+    loop {
+        if !wait_for_backlog(&shared).await {
+            return;
+        }
+        if !handle_line(&shared, dispatch.as_ref(), lines.next().await).await {
+            return;
+        }
+    }
+}
+
+/// Waits while the backlog is full; false once writing has stopped.
+pub(super) async fn wait_for_backlog(shared: &Shared) -> bool {
+    loop {
+        let shrank = shared.for_reader.notified();
+        tokio::pin!(shrank);
+        shrank.as_mut().enable();
+        {
+            let connection = shared.lock();
+            if connection.closed {
+                return false;
+            }
+            if connection.backlog() < MAX_BACKLOG {
+                return true;
+            }
+        }
+        shrank.await;
+    }
+}
+
+/// Handles one line of input on the stdio thread; false at the end of input.
+pub(super) async fn handle_line(
+    shared: &Arc<Shared>,
+    dispatch: Option<&Arc<dyn Dispatch>>,
+    line: Line,
+) -> bool {
+    let prepared = match line {
+        Line::End => {
+            shared.lock().eof = true;
+            shared.wake_all();
+            return false;
+        }
+        Line::TooLong(prefix) => connection::too_long(&prefix),
+        Line::Text(line) if line.len() > LARGE_LINE => {
+            match tokio::task::spawn_blocking(move || connection::prepare(&line)).await {
+                Ok(prepared) => prepared,
+                Err(error) => {
+                    tracing::error!(%error, "reading a large line failed");
+                    Prepared::Nothing
+                }
+            }
+        }
+        Line::Text(line) => connection::prepare(&line),
+    };
+    let (direct_calls, cancellations, for_rmcp, alone) = {
+        let mut connection = shared.lock();
+        connection.accept(prepared, Instant::now());
+        (
+            connection.take_direct_calls(),
+            connection.take_cancellations(),
+            connection.has_for_rmcp(),
+            connection.awaiting() <= 1,
+        )
+    };
+    for control in cancellations {
+        control.cancelled.cancel();
+    }
+    if for_rmcp {
+        shared.for_rmcp.notify_one();
+    }
+    if let Some(dispatch) = dispatch {
+        for call in direct_calls {
+            start_direct(shared, dispatch, call, alone).await;
+        }
+    }
+    shared.for_writer.notify_one();
+    true
+}
+
+/// Records a direct call's outcome as its answer ([`Shared::deliver`]).
+pub(super) fn finish_direct(
+    shared: &Shared,
+    internal: i64,
+    stateless: bool,
+    outcome: Result<crate::dispatch::ToolOutcome, crate::dispatch::DispatchError>,
+) {
+    let text = match direct::answer(internal, stateless, outcome) {
+        Ok(text) => text,
+        Err(error) => {
+            tracing::error!(%error, "cannot write the answer of a tool call");
+            crate::jsonrpc::error_json(
+                &crate::jsonrpc::RawId::integer(internal),
+                crate::jsonrpc::code::INTERNAL_ERROR,
+                &format!("cannot write the answer: {error}"),
+            )
+        }
+    };
+    shared.deliver(internal, &text);
+}
+
+/// Starts a direct call: its first poll (argument validation, and the call queued for the
+/// library thread) happens here, before the next line is read, so calls reach the library in
+/// request order. The rest runs on the thread that completes the call when the call is
+/// `alone` (the only request in progress: a client waiting for each answer) and the answer
+/// can be written from there ([`Shared::deliver`]); otherwise (a pipelining client) as a task
+/// of the stdio thread, which writes several answers at once while the library thread goes on
+/// to the next call.
+async fn start_direct(
+    shared: &Arc<Shared>,
+    dispatch: &Arc<dyn Dispatch>,
+    call: DirectCall,
+    alone: bool,
+) {
+    let DirectCall {
+        internal,
+        name,
+        arguments,
+        control,
+        stateless,
+    } = call;
+    let finish =
+        move |shared: &Shared, outcome| finish_direct(shared, internal, stateless, outcome);
+    let dispatch = Arc::clone(dispatch);
+    if alone && shared.sync_output.is_some() && dispatch.completes_unlocked() {
+        // The first poll is here; the rest runs on the thread that completes the call.
+        let shared = Arc::clone(shared);
+        InlineTask::start(async move {
+            let outcome = dispatch
+                .call_tool(&name, arguments.as_deref(), control)
+                .await;
+            finish(&shared, outcome);
+        });
+        return;
+    }
+    let mut running = Box::pin(async move {
+        dispatch
+            .call_tool(&name, arguments.as_deref(), control)
+            .await
+    });
+    let first = std::future::poll_fn(|cx| {
+        std::task::Poll::Ready(std::future::Future::poll(running.as_mut(), cx))
+    })
+    .await;
+    match first {
+        std::task::Poll::Ready(outcome) => finish(shared, outcome),
+        std::task::Poll::Pending => {
+            let shared = Arc::clone(shared);
+            tokio::spawn(async move { finish(&shared, running.await) });
+        }
+    }
+}
