@@ -117,6 +117,8 @@ pub struct LibraryInput {
     runtime: tokio::runtime::Handle,
     /// Armed while the library thread runs calls: hands the input over when it fires.
     watchdog: Mutex<Option<Pin<Box<Sleep>>>>,
+    /// The watchdog's waker.
+    hand_over: Waker,
 }
 
 impl LibraryInput {
@@ -128,12 +130,17 @@ impl LibraryInput {
         dispatch: Arc<dyn Dispatch>,
         runtime: tokio::runtime::Handle,
     ) -> LibraryInput {
+        let hand_over = Waker::from(Arc::new(HandOver {
+            input: Arc::clone(&input),
+            shared: Arc::clone(&shared),
+        }));
         LibraryInput {
             input,
             shared,
             dispatch,
             runtime,
             watchdog: Mutex::new(None),
+            hand_over,
         }
     }
 
@@ -147,13 +154,9 @@ impl LibraryInput {
             Instant::now() + HAND_OVER_AFTER,
             WATCHDOG_SLACK,
         ));
-        let waker = Waker::from(Arc::new(HandOver {
-            input: Arc::clone(&self.input),
-            shared: Arc::clone(&self.shared),
-        }));
         if sleep
             .as_mut()
-            .poll(&mut Context::from_waker(&waker))
+            .poll(&mut Context::from_waker(&self.hand_over))
             .is_pending()
         {
             *self.watchdog() = Some(sleep);
@@ -183,6 +186,14 @@ impl LibraryInput {
                 state.library_idle = false;
                 drop(state);
                 self.handle(line);
+                // The lines a pipelining client sent with it, up to the backlog: their calls
+                // then run one after the other and their answers go out in one write.
+                for _ in 1..MAX_BACKLOG {
+                    let Some(line) = self.input.lock().lines.next_line() else {
+                        break;
+                    };
+                    self.handle(line);
+                }
                 return;
             }
             match read_into(&self.input.fd, state.lines.spare()) {
