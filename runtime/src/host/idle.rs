@@ -8,6 +8,7 @@
 
 use std::cell::Cell;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Work for a library thread with nothing queued ([`super::ToolHost::set_idle_work`]).
 pub trait IdleWork: Send + Sync {
@@ -22,6 +23,9 @@ pub trait IdleWork: Send + Sync {
 #[derive(Debug)]
 pub struct JobSignal {
     fd: OwnedFd,
+    /// Whether it may be raised: lowering a signal nobody raised costs no system call (the
+    /// library thread lowers it before every look at its queue).
+    raised: AtomicBool,
 }
 
 impl JobSignal {
@@ -35,11 +39,13 @@ impl JobSignal {
         // SAFETY: `fd` is a fresh descriptor owned by nobody else.
         Ok(JobSignal {
             fd: unsafe { OwnedFd::from_raw_fd(fd) },
+            raised: AtomicBool::new(false),
         })
     }
 
     /// Raises the signal.
     pub fn raise(&self) {
+        self.raised.store(true, Ordering::SeqCst);
         let one: u64 = 1;
         // SAFETY: writes 8 bytes from a live u64 to our eventfd. It fails only when the
         // counter would overflow, and then the signal is raised already.
@@ -48,6 +54,15 @@ impl JobSignal {
 
     /// Lowers the signal.
     pub fn lower(&self) {
+        if self.raised.swap(false, Ordering::SeqCst) {
+            self.drain();
+        }
+    }
+
+    /// Lowers the signal whatever the flag says: after a wait found the descriptor readable
+    /// (a raise may have set the flag before a [`Self::lower`] and written after it).
+    pub fn drain(&self) {
+        self.raised.store(false, Ordering::SeqCst);
         let mut count: u64 = 0;
         // SAFETY: reads 8 bytes into a live u64 from our non-blocking eventfd; when it is not
         // raised the read fails with EAGAIN and nothing is written.

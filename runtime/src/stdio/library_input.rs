@@ -178,8 +178,13 @@ impl LibraryInput {
             if state.owner == Owner::Stdio || state.ended {
                 drop(state);
                 self.input.library_idle.notify_one();
-                wait(&[signal.fd(), self.input.returned.fd()]);
-                self.input.returned.lower();
+                let ready = wait(&[signal.fd(), self.input.returned.fd()]);
+                if ready[0] {
+                    signal.drain();
+                }
+                if ready[1] {
+                    self.input.returned.drain();
+                }
                 break;
             }
             if let Some(line) = state.lines.next_line() {
@@ -201,7 +206,8 @@ impl LibraryInput {
                 Ok(_) => {}
                 Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
                     drop(state);
-                    if wait(&[self.input.fd.as_raw_fd(), signal.fd()]) {
+                    if wait(&[self.input.fd.as_raw_fd(), signal.fd()])[1] {
+                        signal.drain();
                         break;
                     }
                 }
@@ -307,8 +313,8 @@ fn read_into(fd: &OwnedFd, buffer: &mut Vec<u8>) -> std::io::Result<usize> {
     Ok(read)
 }
 
-/// Waits until one of `fds` is readable (or hung up); returns whether the last one is.
-fn wait(fds: &[i32]) -> bool {
+/// Waits until one of `fds` is readable (or hung up); returns which are.
+fn wait<const N: usize>(fds: &[i32; N]) -> [bool; N] {
     let mut polled: Vec<libc::pollfd> = fds
         .iter()
         .map(|&fd| libc::pollfd {
@@ -327,7 +333,7 @@ fn wait(fds: &[i32]) -> bool {
             break;
         }
     }
-    polled.last().is_some_and(|p| p.revents != 0)
+    std::array::from_fn(|i| polled.get(i).is_some_and(|p| p.revents != 0))
 }
 
 /// The stdio thread's reader while the library thread reads: it waits until the input is
