@@ -102,3 +102,36 @@ impl std::fmt::Debug for IdleSlot {
             .finish_non_exhaustive()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn readable(signal: &JobSignal) -> bool {
+        let mut polled = libc::pollfd {
+            fd: signal.fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one live pollfd, no timeout.
+        unsafe { libc::poll(&mut polled, 1, 0) == 1 }
+    }
+
+    #[test]
+    fn a_raised_signal_is_readable_until_lowered() {
+        let signal = JobSignal::new().expect("eventfd");
+        assert!(!readable(&signal));
+        signal.raise();
+        signal.raise();
+        assert!(readable(&signal));
+        signal.lower();
+        assert!(!readable(&signal), "one lowering clears every raise");
+        // Lowered before a raise wrote (the flag already taken): a wait drains it.
+        signal.raise();
+        signal.raised.store(false, Ordering::SeqCst);
+        signal.lower();
+        assert!(readable(&signal), "lower trusts the flag");
+        signal.drain();
+        assert!(!readable(&signal));
+    }
+}

@@ -181,4 +181,20 @@ mod tests {
         );
         assert_eq!(found[1], Line::Text(b"next".to_vec()));
     }
+
+    #[test]
+    fn the_buffer_says_when_a_line_is_complete() {
+        let mut buffer = LineBuffer::default();
+        assert!(buffer.next_line().is_none());
+        buffer.spare().extend_from_slice(b"{\"id\":1}\n{\"id\"");
+        assert!(buffer.has_line());
+        assert_eq!(buffer.next_line(), Some(Line::Text(b"{\"id\":1}".to_vec())));
+        assert!(!buffer.has_line(), "half a line");
+        assert!(buffer.next_line().is_none());
+        buffer.spare().extend_from_slice(b":2}\n");
+        assert_eq!(buffer.next_line(), Some(Line::Text(b"{\"id\":2}".to_vec())));
+        buffer.eof = true;
+        assert!(buffer.has_line());
+        assert_eq!(buffer.next_line(), Some(Line::End));
+    }
 }
