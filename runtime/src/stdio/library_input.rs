@@ -109,7 +109,7 @@ impl SharedInput {
     }
 }
 
-/// The library thread's idle work: reads and handles one line at a time.
+/// The library thread's idle work: reads lines and handles those that arrived together.
 pub struct LibraryInput {
     input: Arc<SharedInput>,
     shared: Arc<Shared>,
@@ -163,8 +163,8 @@ impl LibraryInput {
         }
     }
 
-    /// Reads until a line is handled or `signal` (a call queued by another thread) is raised.
-    fn read_one(&self, signal: &JobSignal) {
+    /// Reads until lines are handled or `signal` (a call queued by another thread) is raised.
+    fn read_and_handle(&self, signal: &JobSignal) {
         loop {
             let backlog_full = self.shared.lock().backlog() >= MAX_BACKLOG;
             let mut state = self.input.lock();
@@ -187,17 +187,18 @@ impl LibraryInput {
                 }
                 break;
             }
-            if let Some(line) = state.lines.next_line() {
+            if let Some(mut line) = state.lines.next_line() {
                 state.library_idle = false;
                 drop(state);
-                self.handle(line);
-                // The lines a pipelining client sent with it, up to the backlog: their calls
-                // then run one after the other and their answers go out in one write.
-                for _ in 1..MAX_BACKLOG {
-                    let Some(line) = self.input.lock().lines.next_line() else {
-                        break;
-                    };
+                // With the lines a pipelining client sent with it, up to the backlog: their
+                // calls then run one after the other and their answers go out in one write.
+                for _ in 0..MAX_BACKLOG {
+                    let end = line == Line::End;
                     self.handle(line);
+                    match self.input.lock().lines.next_line() {
+                        Some(next) if !end => line = next,
+                        _ => break,
+                    }
                 }
                 return;
             }
@@ -261,7 +262,7 @@ impl LibraryInput {
 impl IdleWork for LibraryInput {
     fn idle(&self, signal: &JobSignal) {
         self.watchdog().take();
-        self.read_one(signal);
+        self.read_and_handle(signal);
         // Calls are queued (or may be): watch how long they run.
         self.arm();
     }
