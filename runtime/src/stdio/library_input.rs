@@ -192,12 +192,15 @@ impl LibraryInput {
                 drop(state);
                 // With the lines a pipelining client sent with it, up to the backlog: their
                 // calls then run one after the other and their answers go out in one write.
-                for _ in 0..MAX_BACKLOG {
+                for handled in 1.. {
                     let end = line == Line::End;
                     self.handle(line);
+                    if end || handled == MAX_BACKLOG {
+                        break;
+                    }
                     match self.input.lock().lines.next_line() {
-                        Some(next) if !end => line = next,
-                        _ => break,
+                        Some(next) => line = next,
+                        None => break,
                     }
                 }
                 return;
