@@ -131,3 +131,65 @@ fn answers_of_calls_that_finish_are_written_at_end_of_input() {
         1
     );
 }
+
+#[test]
+fn requests_split_anywhere_around_calls_short_and_long_are_each_answered_once_in_order() {
+    // Calls of 0 to 4 ms (longer ones hand reading from the library thread to the stdio
+    // thread and back), pings and call counts, written in pieces that split lines anywhere.
+    let mut server = Server::start(&faults(), &[]);
+    server.request(initialize(json!(0), "2025-11-25"));
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move |below: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % below
+    };
+    const REQUESTS: i64 = 300;
+    let mut text = String::new();
+    let mut sleeps = std::collections::HashMap::new();
+    for id in 1..=REQUESTS {
+        let request = match next(3) {
+            0 => {
+                let ms = next(5) as i64;
+                sleeps.insert(id, ms);
+                sleep_call(json!(id), ms)
+            }
+            1 => json!({"jsonrpc": "2.0", "id": id, "method": "ping"}),
+            _ => json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "count_calls", "arguments": {}}}),
+        };
+        text.push_str(&request.to_string());
+        text.push('\n');
+    }
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let end = (at + 1 + next(400) as usize).min(bytes.len());
+        server.write(&bytes[at..end]);
+        at = end;
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut last_count = 0;
+    for _ in 0..REQUESTS {
+        let answer = server.receive();
+        let id = answer["id"].as_i64().expect("numeric id");
+        assert!(seen.insert(id), "answered twice: {answer}");
+        let result = &answer["result"];
+        if let Some(ms) = sleeps.get(&id) {
+            assert_eq!(result["structuredContent"]["result"], json!(ms), "{answer}");
+        } else if result.get("structuredContent").is_some() {
+            // Calls run in request order: each counts one more than the one before it.
+            let count = result["structuredContent"]["result"]
+                .as_i64()
+                .expect("count");
+            assert!(count > last_count, "{answer} after count {last_count}");
+            last_count = count;
+        } else {
+            assert_eq!(result, &json!({}), "a ping's answer: {answer}");
+        }
+    }
+    assert_eq!(seen.len() as i64, REQUESTS);
+    assert!(server.finish().success());
+}

@@ -101,6 +101,7 @@ impl SharedInput {
             let mut state = self.lock();
             if state.owner == Owner::Library {
                 state.owner = Owner::Stdio;
+                tracing::trace!("stdin handed to the stdio thread");
             }
         }
         self.handed.notify_one();
@@ -414,6 +415,7 @@ pub async fn read_handed(
             let mut state = input.lock();
             if state.library_idle && !state.lines.has_line() {
                 state.owner = Owner::Library;
+                tracing::trace!("stdin handed back to the library thread");
                 drop(state);
                 input.returned.raise();
                 break;
