@@ -16,6 +16,7 @@
 //! - `notifications/cancelled` in a session names the client's id: it is passed on under the
 //!   internal id of the request in progress.
 
+use super::direct::{self, DirectCall, Eligible};
 use super::App;
 use crate::jsonrpc::{self, code, EnvelopeError, IdKey, Incoming, Kind, RawId, Request};
 use crate::lifecycle::{self, Era};
@@ -37,7 +38,7 @@ use std::task::{Context, Poll};
 const LARGE_BODY: usize = 64 * 1024;
 
 /// The header naming a legacy session.
-const SESSION_HEADER: &str = "mcp-session-id";
+pub(super) const SESSION_HEADER: &str = "mcp-session-id";
 
 /// (session, client id) -> internal ids of the requests in progress.
 type InFlightMap = Arc<Mutex<HashMap<(String, IdKey), Vec<i64>>>>;
@@ -89,6 +90,8 @@ struct Forward {
     arguments: Option<Arc<str>>,
     /// The version an `initialize` negotiates (to fix the session's era).
     initialize: Option<String>,
+    /// Set when the message takes the direct path instead (`http/direct.rs`).
+    direct: Option<DirectCall>,
 }
 
 /// What to do with a body.
@@ -146,8 +149,15 @@ impl Protocol {
             .map(|v| Era::Handshake(v.clone()))
     }
 
-    /// Reads a body (on a blocking thread when large: call through [`plan`]).
-    fn plan(&self, session: Option<&str>, version_header: Option<&str>, body: &[u8]) -> Plan {
+    /// Reads a body (on a blocking thread when large: call through [`plan`]). A single
+    /// message may take the direct path when `direct` is given (its headers allow it).
+    fn plan(
+        &self,
+        session: Option<&str>,
+        version_header: Option<&str>,
+        body: &[u8],
+        direct: Option<&Eligible<'_>>,
+    ) -> Plan {
         let Ok(text) = std::str::from_utf8(body) else {
             let error = jsonrpc::not_utf8();
             return Plan::Respond(StatusCode::BAD_REQUEST, error.to_json());
@@ -156,7 +166,7 @@ impl Protocol {
         match jsonrpc::parse(text) {
             Incoming::Single(Err(error)) => Plan::Respond(StatusCode::BAD_REQUEST, error.to_json()),
             Incoming::Single(Ok(message)) => {
-                match self.forward(&message, session, era.as_ref(), false) {
+                match self.forward(&message, session, era.as_ref(), false, direct) {
                     Ok(Some(forward)) => Plan::Single(forward),
                     Ok(None) => Plan::Accepted,
                     Err(error) => Plan::Respond(StatusCode::BAD_REQUEST, error.to_json()),
@@ -178,11 +188,13 @@ impl Protocol {
                     .into_iter()
                     .map(|item| match item {
                         Err(error) => Err(Some(error.to_json())),
-                        Ok(message) => match self.forward(&message, session, Some(&era), true) {
-                            Ok(Some(forward)) => Ok(forward),
-                            Ok(None) => Err(None),
-                            Err(error) => Err(Some(error.to_json())),
-                        },
+                        Ok(message) => {
+                            match self.forward(&message, session, Some(&era), true, None) {
+                                Ok(Some(forward)) => Ok(forward),
+                                Ok(None) => Err(None),
+                                Err(error) => Err(Some(error.to_json())),
+                            }
+                        }
                     })
                     .collect();
                 Plan::Batch(entries)
@@ -191,12 +203,14 @@ impl Protocol {
     }
 
     /// The message for rmcp, `None` when there is nothing to pass on, or the answer.
+    /// `direct`: a single message whose headers allow the direct path (never in a batch).
     fn forward(
         &self,
         message: &Request<'_>,
         session: Option<&str>,
         era: Option<&Era>,
         in_batch: bool,
+        direct: Option<&Eligible<'_>>,
     ) -> Result<Option<Forward>, EnvelopeError> {
         let method = message.method();
         let mut internal = None;
@@ -229,26 +243,38 @@ impl Protocol {
             Kind::Response(_) => {}
         }
         let body = message.for_rmcp(internal, cancelled);
-        if let Err(error) = serde_json::from_str::<ClientJsonRpcMessage>(&body) {
-            return match &message.kind {
-                Kind::Request(id) => Err(EnvelopeError {
-                    id: id.clone(),
-                    code: code::INVALID_PARAMS,
-                    message: format!("Invalid params for {method}: {error}"),
-                }),
-                _ => {
-                    tracing::warn!(%method, %error, "unreadable notification ignored");
-                    Ok(None)
-                }
-            };
-        }
+        let parsed = match serde_json::from_str::<ClientJsonRpcMessage>(&body) {
+            Ok(parsed) => parsed,
+            Err(error) => {
+                return match &message.kind {
+                    Kind::Request(id) => Err(EnvelopeError {
+                        id: id.clone(),
+                        code: code::INVALID_PARAMS,
+                        message: format!("Invalid params for {method}: {error}"),
+                    }),
+                    _ => {
+                        tracing::warn!(%method, %error, "unreadable notification ignored");
+                        Ok(None)
+                    }
+                };
+            }
+        };
+        let arguments = message.tool_arguments().map(Arc::from);
+        let direct = direct.and_then(|direct| {
+            direct.call(
+                parsed,
+                arguments.as_ref(),
+                message.meta_protocol_version().as_deref(),
+            )
+        });
         Ok(Some(Forward {
             body,
             id: message.id().cloned().zip(internal),
-            arguments: message.tool_arguments().map(Arc::from),
+            arguments,
             initialize: (method == "initialize").then(|| {
                 lifecycle::negotiated_version(lifecycle::initialize_version(message).as_deref())
             }),
+            direct,
         }))
     }
 
@@ -313,14 +339,16 @@ pub(super) struct Answer {
     pub in_flight: Option<InFlight>,
 }
 
-/// Handles a POST body: answers it, or passes its message(s) to `service` and rewrites the
-/// answer. `parts` are the request's (with `Accept` already normalised); `known_id` gets the
-/// request's id as soon as it is read (for a timeout's answer).
+/// Handles a POST body: answers it (also a call on the direct path, `http/direct.rs`), or
+/// passes its message(s) to `service` and rewrites the answer. `parts` are the request's (with
+/// `Accept` already normalised); `accepts_json`: the client accepts JSON answers; `known_id`
+/// gets the request's id as soon as it is read (for a timeout's answer).
 pub(super) async fn post(
     app: &Arc<App>,
     service: &super::RmcpService,
     parts: http::request::Parts,
     body: Bytes,
+    accepts_json: bool,
     known_id: &std::sync::OnceLock<RawId>,
 ) -> Handled {
     let session = header_text(&parts.headers, SESSION_HEADER);
@@ -331,7 +359,7 @@ pub(super) async fn post(
         let planned = tokio::task::spawn_blocking(move || {
             planner
                 .protocol
-                .plan(session.as_deref(), version.as_deref(), &body)
+                .plan(session.as_deref(), version.as_deref(), &body, None)
         })
         .await;
         match planned {
@@ -346,8 +374,13 @@ pub(super) async fn post(
             }
         }
     } else {
-        app.protocol
-            .plan(session.as_deref(), version.as_deref(), &body)
+        let direct = direct::eligible(&parts.headers, accepts_json, app.recording.features());
+        app.protocol.plan(
+            session.as_deref(),
+            version.as_deref(),
+            &body,
+            direct.as_ref(),
+        )
     };
     match plan {
         Plan::Respond(status, body) => {
@@ -357,9 +390,12 @@ pub(super) async fn post(
             )
         }
         Plan::Accepted => Handled::Direct(StatusCode::ACCEPTED.into_response()),
-        Plan::Single(forward) => {
+        Plan::Single(mut forward) => {
             if let Some((id, _)) = &forward.id {
                 let _ = known_id.set(id.clone());
+            }
+            if let (Some(call), Some((id, _))) = (forward.direct.take(), &forward.id) {
+                return Handled::Direct(direct::answer(&app.recording, id, call).await);
             }
             let in_flight = app.protocol.register(session.as_deref(), &forward);
             let response = send(service, &parts, &forward).await;
@@ -626,6 +662,7 @@ pub(super) fn limit_error(status: StatusCode, code: i64, message: &str) -> Respo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[tokio::test]
     async fn sse_answers_get_the_client_id() {
@@ -653,13 +690,14 @@ mod tests {
             Some("s"),
             None,
             br#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"x","arguments":{}}}"#,
+            None,
         ) else {
             panic!("forwarded")
         };
         let internal = call.id.as_ref().map(|(_, i)| *i).expect("a request");
         let in_flight = protocol.register(Some("s"), &call);
         let cancel = br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"\u0061"}}"#;
-        let Plan::Single(forward) = protocol.plan(Some("s"), None, cancel) else {
+        let Plan::Single(forward) = protocol.plan(Some("s"), None, cancel, None) else {
             panic!("forwarded")
         };
         assert!(
@@ -669,12 +707,12 @@ mod tests {
         );
         // Another session's request of the same id is not this one; a finished one is gone.
         assert!(matches!(
-            protocol.plan(Some("t"), None, cancel),
+            protocol.plan(Some("t"), None, cancel, None),
             Plan::Accepted
         ));
         drop(in_flight);
         assert!(matches!(
-            protocol.plan(Some("s"), None, cancel),
+            protocol.plan(Some("s"), None, cancel, None),
             Plan::Accepted
         ));
     }
@@ -682,12 +720,12 @@ mod tests {
     #[test]
     fn bodies_are_planned() {
         let protocol = Protocol::default();
-        let plan = |body: &str| protocol.plan(None, None, body.as_bytes());
+        let plan = |body: &str| protocol.plan(None, None, body.as_bytes(), None);
         assert!(
             matches!(plan("{"), Plan::Respond(StatusCode::BAD_REQUEST, b) if b.contains("-32700"))
         );
         assert!(matches!(
-            protocol.plan(None, None, b"\xff"),
+            protocol.plan(None, None, b"\xff", None),
             Plan::Respond(StatusCode::BAD_REQUEST, b) if b.contains("-32700")
         ));
         assert!(matches!(
@@ -723,9 +761,61 @@ mod tests {
             protocol.plan(
                 None,
                 Some("2025-06-18"),
-                br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#
+                br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+                None
             ),
             Plan::Respond(StatusCode::BAD_REQUEST, _)
         ));
+    }
+
+    #[test]
+    fn only_plain_stateless_tool_calls_take_the_direct_path() {
+        let protocol = Protocol::default();
+        let headers = crate::http::tests::headers(&[
+            ("mcp-protocol-version", lifecycle::STATELESS_VERSION),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "t"),
+        ]);
+        let eligible = direct::eligible(&headers, true, None).expect("eligible headers");
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"}
+        });
+        let with_meta = |extra: (&str, serde_json::Value)| {
+            let mut meta = meta.clone();
+            meta[extra.0] = extra.1;
+            meta
+        };
+        let direct = |params: serde_json::Value| {
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+            let plan = protocol.plan(None, None, body.to_string().as_bytes(), Some(&eligible));
+            matches!(plan, Plan::Single(forward) if forward.direct.is_some())
+        };
+        assert!(direct(
+            json!({"name": "t", "arguments": {"a": 1}, "_meta": meta})
+        ));
+        assert!(direct(json!({"name": "t", "_meta": meta})));
+        let large = "x".repeat(crate::mcp::LARGE_ARGUMENTS);
+        for params in [
+            json!({"name": "u", "arguments": {}, "_meta": meta}),
+            json!({"name": "t", "arguments": [], "_meta": meta}),
+            json!({"name": "t", "arguments": {"a": large}, "_meta": meta}),
+            json!({"name": "t", "arguments": {}}),
+            json!({"name": "t", "arguments": {}, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+            json!({"name": "t", "arguments": {}, "_meta": with_meta(("progressToken", json!(1)))}),
+            json!({"name": "t", "arguments": {}, "_meta": with_meta(("io.modelcontextprotocol/protocolVersion", json!("2025-11-25")))}),
+            json!({"name": "t", "arguments": {}, "_meta": meta, "requestState": "s"}),
+            json!({"name": "t", "arguments": {}, "_meta": meta, "inputResponses": {}}),
+        ] {
+            assert!(!direct(params.clone()), "{params}");
+        }
+        let batch = format!(
+            r#"[{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","_meta":{meta}}}}}]"#
+        );
+        let plan = protocol.plan(None, None, batch.as_bytes(), Some(&eligible));
+        assert!(
+            matches!(&plan, Plan::Batch(entries) if !entries.iter().any(|e| e.as_ref().is_ok_and(|f| f.direct.is_some())))
+        );
     }
 }

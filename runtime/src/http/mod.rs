@@ -20,6 +20,7 @@
 //! (through the `http::request::Parts` rmcp attaches to each request), as over stdio.
 
 mod checks;
+mod direct;
 mod jsonrpc;
 pub mod page;
 pub mod token;
@@ -192,6 +193,9 @@ struct App {
     timeout: Option<Duration>,
     status: page::StatusSource,
     protocol: jsonrpc::Protocol,
+    /// The dispatcher rmcp's handler uses (it counts calls for the status page), for the
+    /// direct path.
+    recording: Arc<dyn Dispatch>,
 }
 
 /// A server bound to its address, not yet running.
@@ -284,7 +288,7 @@ pub async fn bind(
         Arc::clone(&dispatch),
         Arc::clone(&stats),
     ));
-    let server = McpServer::new(recording);
+    let server = McpServer::new(Arc::clone(&recording));
     let sessions = Arc::new(LocalSessionManager::default());
     // Host and Origin are checked by `guard` for every route before rmcp sees a request.
     let base = StreamableHttpServerConfig::default()
@@ -328,6 +332,7 @@ pub async fn bind(
             auth: token_source.is_some(),
         },
         protocol: jsonrpc::Protocol::new(Arc::clone(&sessions)),
+        recording,
     });
     let router = Router::new()
         .route("/", get(status_page))
@@ -608,7 +613,7 @@ async fn mcp_endpoint(State(app): State<Arc<App>>, request: Request) -> Response
         HeaderValue::from_static("application/json, text/event-stream"),
     );
     let known_id = std::sync::OnceLock::new();
-    let handled = jsonrpc::post(&app, service, parts, bytes, &known_id);
+    let handled = jsonrpc::post(&app, service, parts, bytes, accepted.0, &known_id);
     let handled = match deadline {
         None => handled.await,
         Some(deadline) => match tokio::time::timeout_at(deadline, handled).await {
