@@ -17,6 +17,7 @@
 //!   internal id of the request in progress.
 
 use super::direct::{self, DirectCall, Eligible};
+use super::sse::SseIdRewriter;
 use super::App;
 use crate::jsonrpc::{self, code, EnvelopeError, IdKey, Incoming, Kind, RawId, Request};
 use crate::lifecycle::{self, Era};
@@ -24,15 +25,12 @@ use crate::mcp::RawArguments;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
-use http_body::{Body as HttpBody, Frame};
 use http_body_util::{BodyExt, Full};
 use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use std::collections::HashMap;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 
 /// Bodies longer than this are read on a blocking thread, not on the async workers.
 const LARGE_BODY: usize = 64 * 1024;
@@ -351,11 +349,11 @@ pub(super) async fn post(
     accepts_json: bool,
     known_id: &std::sync::OnceLock<RawId>,
 ) -> Handled {
-    let session = header_text(&parts.headers, SESSION_HEADER);
-    let version = header_text(&parts.headers, "mcp-protocol-version");
+    let session = header_str(&parts.headers, SESSION_HEADER);
+    let version = header_str(&parts.headers, "mcp-protocol-version");
     let plan = if body.len() > LARGE_BODY {
         let planner = Arc::clone(app);
-        let (session, version) = (session.clone(), version.clone());
+        let (session, version) = (session.map(str::to_string), version.map(str::to_string));
         let planned = tokio::task::spawn_blocking(move || {
             planner
                 .protocol
@@ -375,12 +373,7 @@ pub(super) async fn post(
         }
     } else {
         let direct = direct::eligible(&parts.headers, accepts_json, app.recording.features());
-        app.protocol.plan(
-            session.as_deref(),
-            version.as_deref(),
-            &body,
-            direct.as_ref(),
-        )
+        app.protocol.plan(session, version, &body, direct.as_ref())
     };
     match plan {
         Plan::Respond(status, body) => {
@@ -397,7 +390,7 @@ pub(super) async fn post(
             if let (Some(call), Some((id, _))) = (forward.direct.take(), &forward.id) {
                 return Handled::Direct(direct::answer(&app.recording, id, call).await);
             }
-            let in_flight = app.protocol.register(session.as_deref(), &forward);
+            let in_flight = app.protocol.register(session, &forward);
             let response = send(service, &parts, &forward).await;
             if let Some(version) = &forward.initialize {
                 if let Some(new_session) = header_text(response.headers(), SESSION_HEADER) {
@@ -418,7 +411,7 @@ pub(super) async fn post(
                 match entry {
                     Err(answer) => answers.extend(answer),
                     Ok(forward) => {
-                        let _in_flight = app.protocol.register(session.as_deref(), &forward);
+                        let _in_flight = app.protocol.register(session, &forward);
                         let response = send(service, &parts, &forward).await;
                         answers.extend(collect_answer(response, forward.id.as_ref()).await);
                     }
@@ -441,10 +434,11 @@ pub(super) async fn post(
 }
 
 fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string)
+    header_str(headers, name).map(str::to_string)
+}
+
+fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
 }
 
 /// Passes one message to rmcp with the request's headers.
@@ -488,12 +482,7 @@ async fn rewrite(
         .to_ascii_lowercase();
     let id_or_null = id.cloned().unwrap_or_else(RawId::null);
     if content_type.starts_with("text/event-stream") {
-        let rewriter = SseIdRewriter {
-            inner: body,
-            pending: Vec::new(),
-            id: id.cloned(),
-            internal,
-        };
+        let rewriter = SseIdRewriter::new(body, id.cloned(), internal);
         return http::Response::from_parts(parts, rewriter.boxed());
     }
     if content_type.starts_with("application/json") {
@@ -582,78 +571,6 @@ async fn collect_answer(
     }
 }
 
-/// An SSE body whose `data:` answers to `internal` get the client's id back.
-struct SseIdRewriter {
-    inner: RmcpBody,
-    /// Bytes of an event not complete yet.
-    pending: Vec<u8>,
-    id: Option<RawId>,
-    internal: Option<i64>,
-}
-
-impl SseIdRewriter {
-    /// Rewrites the complete events in `pending` and returns them.
-    fn complete_events(&mut self, all: bool) -> Option<Bytes> {
-        let end = if all {
-            self.pending.len()
-        } else {
-            self.pending
-                .windows(2)
-                .rposition(|w| w == b"\n\n")
-                .map(|p| p + 2)?
-        };
-        let events: Vec<u8> = self.pending.drain(..end).collect();
-        let text = String::from_utf8_lossy(&events);
-        let mut out = String::with_capacity(text.len() + 32);
-        for line in text.split_inclusive('\n') {
-            let rewritten = match (line.strip_prefix("data:"), &self.id, self.internal) {
-                (Some(data), Some(id), Some(internal))
-                    if jsonrpc::internal_id(data.trim()) == Some(internal) =>
-                {
-                    let newline = if line.ends_with('\n') { "\n" } else { "" };
-                    Some(format!(
-                        "data: {}{newline}",
-                        jsonrpc::with_id(data.trim(), id)
-                    ))
-                }
-                _ => None,
-            };
-            out.push_str(rewritten.as_deref().unwrap_or(line));
-        }
-        (!out.is_empty()).then(|| Bytes::from(out))
-    }
-}
-
-impl HttpBody for SseIdRewriter {
-    type Data = Bytes;
-    type Error = std::convert::Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
-        loop {
-            let this = &mut *self;
-            match Pin::new(&mut this.inner).poll_frame(cx) {
-                Poll::Ready(Some(Ok(frame))) => match frame.into_data() {
-                    Ok(data) => {
-                        this.pending.extend_from_slice(&data);
-                        if let Some(events) = this.complete_events(false) {
-                            return Poll::Ready(Some(Ok(Frame::data(events))));
-                        }
-                    }
-                    Err(frame) => return Poll::Ready(Some(Ok(frame))),
-                },
-                Poll::Ready(Some(Err(never))) => match never {},
-                Poll::Ready(None) => {
-                    return Poll::Ready(this.complete_events(true).map(|b| Ok(Frame::data(b))));
-                }
-                Poll::Pending => return Poll::Pending,
-            }
-        }
-    }
-}
-
 /// The body of a JSON-RPC error response, for the limits checked before the body is read.
 pub(super) fn limit_error(status: StatusCode, code: i64, message: &str) -> Response {
     error_response(status, &RawId::null(), code, message)
@@ -663,25 +580,6 @@ pub(super) fn limit_error(status: StatusCode, code: i64, message: &str) -> Respo
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[tokio::test]
-    async fn sse_answers_get_the_client_id() {
-        let body = Full::new(Bytes::from(
-            "data:\nid: 0\nretry: 3000\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":41,\"result\":{}}\nid: 1\n\n",
-        ))
-        .boxed();
-        let rewriter = SseIdRewriter {
-            inner: body,
-            pending: Vec::new(),
-            id: RawId::from_json("\"x\""),
-            internal: Some(41),
-        };
-        let text = rewriter.collect().await.expect("body").to_bytes();
-        assert_eq!(
-            String::from_utf8_lossy(&text),
-            "data:\nid: 0\nretry: 3000\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":{}}\nid: 1\n\n"
-        );
-    }
 
     #[test]
     fn cancellation_names_the_internal_id_of_the_request_in_its_session() {
