@@ -13,8 +13,8 @@ use crate::dispatch::{DispatchError, ToolOutcome};
 use crate::lifecycle::{Era, STATELESS_VERSION};
 use crate::mcp::{call_tool_response, RawArguments, LARGE_ARGUMENTS};
 use rmcp::model::{
-    ClientRequest, GetExtensions, GetMeta, JsonRpcMessage, ProtocolVersion, RequestId,
-    ServerJsonRpcMessage, ServerResult,
+    CallToolRequest, ClientJsonRpcMessage, ClientRequest, GetExtensions, GetMeta, JsonRpcMessage,
+    JsonRpcRequest, ProtocolVersion, RequestId, ServerJsonRpcMessage, ServerResult,
 };
 use std::sync::Arc;
 
@@ -87,4 +87,56 @@ pub fn answer(
         Err(error) => JsonRpcMessage::error(error, Some(id)),
     };
     serde_json::to_string(&message)
+}
+
+/// `text` (a message as [`crate::jsonrpc::Request::for_rmcp`] writes it, whose method is
+/// `method`) read as rmcp reads it. rmcp's [`ClientRequest`] is an untagged union tried kind by
+/// kind, each failure a formatted error: a `tools/call` is read as a [`CallToolRequest`] first,
+/// which is what rmcp makes of it whenever that reading succeeds (every kind before it in the
+/// union needs another method); anything else, and a `tools/call` that is not one, is read as
+/// rmcp reads it.
+pub fn read_client_message(text: &str, method: &str) -> serde_json::Result<ClientJsonRpcMessage> {
+    if method == "tools/call" {
+        if let Ok(call) = serde_json::from_str::<JsonRpcRequest<CallToolRequest>>(text) {
+            return Ok(ClientJsonRpcMessage::Request(JsonRpcRequest::new(
+                call.id,
+                ClientRequest::CallToolRequest(call.request),
+            )));
+        }
+    }
+    serde_json::from_str(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_calls_are_read_as_rmcp_reads_them() {
+        let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"progressToken":"p"}"#;
+        let params = [
+            r#"{"name":"t","arguments":{}}"#.to_string(),
+            r#"{"name":"t"}"#.to_string(),
+            format!(r#"{{"name":"t","arguments":{{"a":[1,2.5,"x"]}},{meta}}}"#),
+            format!(r#"{{{meta},"name":"t\u0041","inputResponses":{{}},"requestState":"s"}}"#),
+            r#"{"name":"t","arguments":[]}"#.to_string(),
+            r#"{"name":7,"arguments":{}}"#.to_string(),
+            r#"{"arguments":{}}"#.to_string(),
+            r#"{"name":"t","_meta":{"progressToken":{}}}"#.to_string(),
+            r#"{"name":"t","task":{"ttl":1},"extra":null}"#.to_string(),
+        ];
+        for params in params {
+            let text =
+                format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{params}}}"#);
+            let ours =
+                read_client_message(&text, "tools/call").map(|m| serde_json::to_value(m).ok());
+            let rmcp = serde_json::from_str::<ClientJsonRpcMessage>(&text)
+                .map(|m| serde_json::to_value(m).ok());
+            assert_eq!(
+                ours.as_ref().map_err(ToString::to_string),
+                rmcp.as_ref().map_err(ToString::to_string),
+                "{text}"
+            );
+        }
+    }
 }

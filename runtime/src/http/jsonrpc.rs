@@ -26,7 +26,6 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -241,7 +240,7 @@ impl Protocol {
             Kind::Response(_) => {}
         }
         let body = message.for_rmcp(internal, cancelled);
-        let parsed = match serde_json::from_str::<ClientJsonRpcMessage>(&body) {
+        let parsed = match crate::direct::read_client_message(&body, method) {
             Ok(parsed) => parsed,
             Err(error) => {
                 return match &message.kind {
