@@ -1,10 +1,20 @@
-//! Header checks. Host and Origin (DNS-rebinding protection) for every route: `Host` must name
-//! the bound address, a present `Origin` must be the server's own or one given with
-//! `--allow-origin`. `Accept` and `Content-Type` of a `POST /mcp` ([`accepts`], [`is_json`]).
+//! Header checks. Host and Origin (DNS-rebinding protection) for every route ([`Guarded`]):
+//! `Host` must name the bound address, a present `Origin` must be the server's own or one given
+//! with `--allow-origin`. `Accept` and `Content-Type` of a `POST /mcp` ([`accepts`],
+//! [`is_json`]).
 
-use super::HttpError;
-use axum::http::{header, HeaderMap};
+use super::{App, HttpError};
+use axum::extract::Request;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::Response;
+use axum::Router;
+use std::convert::Infallible;
+use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use tower_service::Service;
 
 /// A normalised origin: scheme, host and port (`None` host for `null`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,6 +129,64 @@ impl Checks {
             Err(format!(
                 "Forbidden: Origin {origin_text} is not allowed (start the server with --allow-origin {origin_text} to allow it)"
             ))
+        }
+    }
+}
+
+/// The routes behind the Host and Origin checks: a refused request gets 403 before it is routed
+/// (any path, any method). A plain service around the router rather than a middleware layer,
+/// which would box and clone a service per request.
+#[derive(Clone)]
+pub(super) struct Guarded {
+    app: Arc<App>,
+    router: Router,
+}
+
+impl Guarded {
+    /// `router` behind `app`'s checks.
+    pub(super) fn new(app: Arc<App>, router: Router) -> Guarded {
+        Guarded { app, router }
+    }
+}
+
+impl Service<Request> for Guarded {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = GuardedFuture;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        // The router is always ready.
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> GuardedFuture {
+        match self.app.checks.check(request.headers()) {
+            Ok(()) => GuardedFuture::Routed(self.router.call(request)),
+            Err(message) => {
+                tracing::warn!(%message, "request refused");
+                GuardedFuture::Refused(Some(super::plain(StatusCode::FORBIDDEN, message)))
+            }
+        }
+    }
+}
+
+/// The response future of [`Guarded`].
+pub(super) enum GuardedFuture {
+    /// The router's.
+    Routed(<Router as Service<Request>>::Future),
+    /// 403, ready.
+    Refused(Option<Response>),
+}
+
+impl Future for GuardedFuture {
+    type Output = Result<Response, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.get_mut() {
+            GuardedFuture::Routed(routed) => Pin::new(routed).poll(cx),
+            GuardedFuture::Refused(response) => {
+                Poll::Ready(Ok(response.take().unwrap_or_default()))
+            }
         }
     }
 }

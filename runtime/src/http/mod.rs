@@ -39,6 +39,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use axum::serve::ListenerExt;
 use axum::Router;
+use axum::ServiceExt;
 use bytes::Bytes;
 use checks::Checks;
 use http_body::{Body as HttpBody, Frame, SizeHint};
@@ -206,7 +207,7 @@ struct App {
 pub struct BoundServer {
     listener: tokio::net::TcpListener,
     local: SocketAddr,
-    router: Router,
+    router: checks::Guarded,
     token_source: Option<TokenSource>,
 }
 
@@ -254,7 +255,7 @@ impl BoundServer {
                 tracing::debug!(%error, "cannot set TCP_NODELAY");
             }
         });
-        axum::serve(listener, self.router)
+        axum::serve(listener, self.router.into_make_service())
             .with_graceful_shutdown(shutdown)
             .await
             .map_err(HttpError::Serve)
@@ -349,15 +350,11 @@ pub async fn bind(
         .route("/status.json", get(status_json))
         .route(ENDPOINT_PATH, any(mcp_endpoint))
         .fallback(not_found)
-        .layer(axum::middleware::from_fn_with_state(
-            Arc::clone(&app),
-            guard,
-        ))
-        .with_state(app);
+        .with_state(Arc::clone(&app));
     Ok(BoundServer {
         listener,
         local,
-        router,
+        router: checks::Guarded::new(app, router),
         token_source,
     })
 }
@@ -420,19 +417,6 @@ fn plain(status: StatusCode, text: impl Into<String>) -> Response {
         text.into(),
     )
         .into_response()
-}
-
-/// Host and Origin checks for every route.
-async fn guard(
-    State(app): State<Arc<App>>,
-    request: Request,
-    next: axum::middleware::Next,
-) -> Response {
-    if let Err(message) = app.checks.check(request.headers()) {
-        tracing::warn!(%message, "request refused");
-        return plain(StatusCode::FORBIDDEN, message);
-    }
-    next.run(request).await
 }
 
 fn unauthorized() -> Response {
