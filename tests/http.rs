@@ -13,6 +13,7 @@ mod http {
     mod balancer;
     mod browser;
     mod conformance;
+    mod direct;
     mod faults;
     mod python;
     mod transport;

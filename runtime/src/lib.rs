@@ -29,6 +29,7 @@ pub mod compose;
 pub mod content;
 pub mod context;
 pub mod datetime;
+pub mod direct;
 pub mod dispatch;
 pub mod error;
 pub mod features;

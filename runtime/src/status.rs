@@ -69,8 +69,18 @@ struct ToolRecord {
 #[derive(Debug, Default)]
 struct Records {
     tools: HashMap<String, ToolRecord>,
-    recent: VecDeque<RecentCall>,
+    recent: VecDeque<Recorded>,
     unknown_calls: u64,
+}
+
+/// A recent call as recorded: the time is formatted when the status page asks (most calls
+/// are never shown).
+#[derive(Debug)]
+struct Recorded {
+    time: SystemTime,
+    tool: String,
+    outcome: CallOutcome,
+    duration: Duration,
 }
 
 /// The statistics shared by the dispatcher wrapper and the status page.
@@ -104,13 +114,21 @@ impl CallStats {
 
     /// Records one finished call.
     pub fn record(&self, tool: &str, outcome: CallOutcome, duration: Duration) {
-        let time = utc_iso(SystemTime::now());
+        let time = SystemTime::now();
         let mut records = self.lock();
         let name = if outcome == CallOutcome::UnknownTool {
             records.unknown_calls += 1;
             tool.chars().take(MAX_UNKNOWN_NAME).collect()
         } else {
-            let record = records.tools.entry(tool.to_string()).or_default();
+            // Looked up before inserting: no key allocated for a tool called before.
+            if !records.tools.contains_key(tool) {
+                records
+                    .tools
+                    .insert(tool.to_string(), ToolRecord::default());
+            }
+            let Some(record) = records.tools.get_mut(tool) else {
+                return;
+            };
             record.calls += 1;
             if outcome == CallOutcome::ToolError {
                 record.errors += 1;
@@ -126,11 +144,11 @@ impl CallStats {
         if records.recent.len() == RECENT_CALLS {
             records.recent.pop_back();
         }
-        records.recent.push_front(RecentCall {
+        records.recent.push_front(Recorded {
             time,
             tool: name,
             outcome,
-            duration_ms: duration.as_secs_f64() * 1000.0,
+            duration,
         });
     }
 
@@ -159,7 +177,16 @@ impl CallStats {
 
     /// The most recent calls, newest first.
     pub fn recent(&self) -> Vec<RecentCall> {
-        self.lock().recent.iter().cloned().collect()
+        self.lock()
+            .recent
+            .iter()
+            .map(|call| RecentCall {
+                time: utc_iso(call.time),
+                tool: call.tool.clone(),
+                outcome: call.outcome,
+                duration_ms: call.duration.as_secs_f64() * 1000.0,
+            })
+            .collect()
     }
 
     /// Calls naming a tool that does not exist.

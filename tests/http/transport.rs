@@ -174,9 +174,17 @@ fn foreign_origin_and_host_get_403() {
     assert_add_answer(&post(Some(&own), None));
     let rebinding = post(None, Some("attacker.example:80"));
     assert_eq!(rebinding.status, 403, "{}", rebinding.text());
-    // The status routes are checked too: DNS rebinding must not read them.
-    let status = server.request("GET", "/status.json", &[("Host", "attacker.example")], b"");
-    assert_eq!(status.status, 403);
+    // The status routes are checked too: DNS rebinding must not read them. So are other paths
+    // and methods, before they are routed.
+    for (method, path) in [
+        ("GET", "/status.json"),
+        ("GET", "/"),
+        ("POST", "/"),
+        ("GET", "/x"),
+    ] {
+        let refused = server.request(method, path, &[("Host", "attacker.example")], b"");
+        assert_eq!(refused.status, 403, "{method} {path}");
+    }
 }
 
 #[test]

@@ -1,10 +1,20 @@
-//! Host and Origin checks (DNS-rebinding protection) for every route: `Host` must name the
-//! bound address, a present `Origin` must be the server's own or one given with
-//! `--allow-origin`.
+//! Header checks. Host and Origin (DNS-rebinding protection) for every route ([`Guarded`]):
+//! `Host` must name the bound address, a present `Origin` must be the server's own or one given
+//! with `--allow-origin`. `Accept` and `Content-Type` of a `POST /mcp` ([`accepts`],
+//! [`is_json`]).
 
-use super::HttpError;
-use axum::http::{header, HeaderMap};
+use super::{App, HttpError};
+use axum::extract::Request;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::Response;
+use axum::Router;
+use std::convert::Infallible;
+use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use tower_service::Service;
 
 /// A normalised origin: scheme, host and port (`None` host for `null`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,6 +133,113 @@ impl Checks {
     }
 }
 
+/// The routes behind the Host and Origin checks: a refused request gets 403 before it is routed
+/// (any path, any method). A plain service around the router rather than a middleware layer,
+/// which would box and clone a service per request.
+#[derive(Clone)]
+pub(super) struct Guarded {
+    app: Arc<App>,
+    router: Router,
+}
+
+impl Guarded {
+    /// `router` behind `app`'s checks.
+    pub(super) fn new(app: Arc<App>, router: Router) -> Guarded {
+        Guarded { app, router }
+    }
+}
+
+impl Service<Request> for Guarded {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = GuardedFuture;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        // The router is always ready.
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> GuardedFuture {
+        match self.app.checks.check(request.headers()) {
+            Ok(()) => GuardedFuture::Routed(self.router.call(request)),
+            Err(message) => {
+                tracing::warn!(%message, "request refused");
+                GuardedFuture::Refused(Some(super::plain(StatusCode::FORBIDDEN, message)))
+            }
+        }
+    }
+}
+
+/// The response future of [`Guarded`].
+pub(super) enum GuardedFuture {
+    /// The router's.
+    Routed(<Router as Service<Request>>::Future),
+    /// 403, ready.
+    Refused(Option<Response>),
+}
+
+impl Future for GuardedFuture {
+    type Output = Result<Response, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.get_mut() {
+            GuardedFuture::Routed(routed) => Pin::new(routed).poll(cx),
+            GuardedFuture::Refused(response) => {
+                Poll::Ready(Ok(response.take().unwrap_or_default()))
+            }
+        }
+    }
+}
+
+/// What the client accepts: (JSON, SSE). No `Accept` header accepts both.
+pub(super) fn accepts(headers: &HeaderMap) -> (bool, bool) {
+    let mut values = headers.get_all(header::ACCEPT).iter().peekable();
+    if values.peek().is_none() {
+        return (true, true);
+    }
+    let (mut json, mut sse) = (false, false);
+    for value in values {
+        let Ok(text) = value.to_str() else { continue };
+        for item in text.split(',') {
+            let mut parts = item.split(';');
+            let essence = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+            let refused = parts.any(|p| {
+                let p = p.trim();
+                p.strip_prefix("q=")
+                    .is_some_and(|q| q.trim().parse::<f32>().is_ok_and(|q| q <= 0.0))
+            });
+            if refused {
+                continue;
+            }
+            match essence.as_str() {
+                "application/json" | "application/*" => json = true,
+                "text/event-stream" | "text/*" => sse = true,
+                "*/*" => {
+                    json = true;
+                    sse = true;
+                }
+                _ => {}
+            }
+        }
+    }
+    (json, sse)
+}
+
+/// Whether the body is declared as JSON (`application/json`, parameters allowed).
+pub(super) fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|value| {
+            value
+                .split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .eq_ignore_ascii_case("application/json")
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::tests::headers;
@@ -171,5 +288,37 @@ mod tests {
         let null = [("host", "127.0.0.1:8765"), ("origin", "null")];
         assert!(checks.check(&headers(&null)).is_err());
         assert!(Checks::new("127.0.0.1:1".parse().unwrap(), &["not an origin".into()]).is_err());
+    }
+
+    #[test]
+    fn accept_header_selects_the_answer_form() {
+        assert_eq!(accepts(&headers(&[])), (true, true));
+        assert_eq!(
+            accepts(&headers(&[(
+                "accept",
+                "application/json, text/event-stream"
+            )])),
+            (true, true)
+        );
+        assert_eq!(
+            accepts(&headers(&[("accept", "application/json")])),
+            (true, false)
+        );
+        assert_eq!(
+            accepts(&headers(&[("accept", "text/event-stream")])),
+            (false, true)
+        );
+        assert_eq!(accepts(&headers(&[("accept", "*/*")])), (true, true));
+        assert_eq!(
+            accepts(&headers(&[("accept", "text/html")])),
+            (false, false)
+        );
+        assert_eq!(
+            accepts(&headers(&[(
+                "accept",
+                "application/json;q=0, text/event-stream"
+            )])),
+            (false, true)
+        );
     }
 }

@@ -16,6 +16,8 @@
 //! - `notifications/cancelled` in a session names the client's id: it is passed on under the
 //!   internal id of the request in progress.
 
+use super::direct::{self, DirectCall, Eligible};
+use super::sse::SseIdRewriter;
 use super::App;
 use crate::jsonrpc::{self, code, EnvelopeError, IdKey, Incoming, Kind, RawId, Request};
 use crate::lifecycle::{self, Era};
@@ -23,21 +25,17 @@ use crate::mcp::RawArguments;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
-use http_body::{Body as HttpBody, Frame};
 use http_body_util::{BodyExt, Full};
-use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use std::collections::HashMap;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 
 /// Bodies longer than this are read on a blocking thread, not on the async workers.
 const LARGE_BODY: usize = 64 * 1024;
 
 /// The header naming a legacy session.
-const SESSION_HEADER: &str = "mcp-session-id";
+pub(super) const SESSION_HEADER: &str = "mcp-session-id";
 
 /// (session, client id) -> internal ids of the requests in progress.
 type InFlightMap = Arc<Mutex<HashMap<(String, IdKey), Vec<i64>>>>;
@@ -89,6 +87,8 @@ struct Forward {
     arguments: Option<Arc<str>>,
     /// The version an `initialize` negotiates (to fix the session's era).
     initialize: Option<String>,
+    /// Set when the message takes the direct path instead (`http/direct.rs`).
+    direct: Option<DirectCall>,
 }
 
 /// What to do with a body.
@@ -146,8 +146,15 @@ impl Protocol {
             .map(|v| Era::Handshake(v.clone()))
     }
 
-    /// Reads a body (on a blocking thread when large: call through [`plan`]).
-    fn plan(&self, session: Option<&str>, version_header: Option<&str>, body: &[u8]) -> Plan {
+    /// Reads a body (on a blocking thread when large: call through [`plan`]). A single
+    /// message may take the direct path when `direct` is given (its headers allow it).
+    fn plan(
+        &self,
+        session: Option<&str>,
+        version_header: Option<&str>,
+        body: &[u8],
+        direct: Option<&Eligible<'_>>,
+    ) -> Plan {
         let Ok(text) = std::str::from_utf8(body) else {
             let error = jsonrpc::not_utf8();
             return Plan::Respond(StatusCode::BAD_REQUEST, error.to_json());
@@ -156,7 +163,7 @@ impl Protocol {
         match jsonrpc::parse(text) {
             Incoming::Single(Err(error)) => Plan::Respond(StatusCode::BAD_REQUEST, error.to_json()),
             Incoming::Single(Ok(message)) => {
-                match self.forward(&message, session, era.as_ref(), false) {
+                match self.forward(&message, session, era.as_ref(), false, direct) {
                     Ok(Some(forward)) => Plan::Single(forward),
                     Ok(None) => Plan::Accepted,
                     Err(error) => Plan::Respond(StatusCode::BAD_REQUEST, error.to_json()),
@@ -178,11 +185,13 @@ impl Protocol {
                     .into_iter()
                     .map(|item| match item {
                         Err(error) => Err(Some(error.to_json())),
-                        Ok(message) => match self.forward(&message, session, Some(&era), true) {
-                            Ok(Some(forward)) => Ok(forward),
-                            Ok(None) => Err(None),
-                            Err(error) => Err(Some(error.to_json())),
-                        },
+                        Ok(message) => {
+                            match self.forward(&message, session, Some(&era), true, None) {
+                                Ok(Some(forward)) => Ok(forward),
+                                Ok(None) => Err(None),
+                                Err(error) => Err(Some(error.to_json())),
+                            }
+                        }
                     })
                     .collect();
                 Plan::Batch(entries)
@@ -191,12 +200,14 @@ impl Protocol {
     }
 
     /// The message for rmcp, `None` when there is nothing to pass on, or the answer.
+    /// `direct`: a single message whose headers allow the direct path (never in a batch).
     fn forward(
         &self,
         message: &Request<'_>,
         session: Option<&str>,
         era: Option<&Era>,
         in_batch: bool,
+        direct: Option<&Eligible<'_>>,
     ) -> Result<Option<Forward>, EnvelopeError> {
         let method = message.method();
         let mut internal = None;
@@ -229,26 +240,38 @@ impl Protocol {
             Kind::Response(_) => {}
         }
         let body = message.for_rmcp(internal, cancelled);
-        if let Err(error) = serde_json::from_str::<ClientJsonRpcMessage>(&body) {
-            return match &message.kind {
-                Kind::Request(id) => Err(EnvelopeError {
-                    id: id.clone(),
-                    code: code::INVALID_PARAMS,
-                    message: format!("Invalid params for {method}: {error}"),
-                }),
-                _ => {
-                    tracing::warn!(%method, %error, "unreadable notification ignored");
-                    Ok(None)
-                }
-            };
-        }
+        let parsed = match crate::direct::read_client_message(&body, method) {
+            Ok(parsed) => parsed,
+            Err(error) => {
+                return match &message.kind {
+                    Kind::Request(id) => Err(EnvelopeError {
+                        id: id.clone(),
+                        code: code::INVALID_PARAMS,
+                        message: format!("Invalid params for {method}: {error}"),
+                    }),
+                    _ => {
+                        tracing::warn!(%method, %error, "unreadable notification ignored");
+                        Ok(None)
+                    }
+                };
+            }
+        };
+        let arguments = message.tool_arguments().map(Arc::from);
+        let direct = direct.and_then(|direct| {
+            direct.call(
+                parsed,
+                arguments.as_ref(),
+                message.meta_protocol_version().as_deref(),
+            )
+        });
         Ok(Some(Forward {
             body,
             id: message.id().cloned().zip(internal),
-            arguments: message.tool_arguments().map(Arc::from),
+            arguments,
             initialize: (method == "initialize").then(|| {
                 lifecycle::negotiated_version(lifecycle::initialize_version(message).as_deref())
             }),
+            direct,
         }))
     }
 
@@ -313,25 +336,27 @@ pub(super) struct Answer {
     pub in_flight: Option<InFlight>,
 }
 
-/// Handles a POST body: answers it, or passes its message(s) to `service` and rewrites the
-/// answer. `parts` are the request's (with `Accept` already normalised); `known_id` gets the
-/// request's id as soon as it is read (for a timeout's answer).
+/// Handles a POST body: answers it (also a call on the direct path, `http/direct.rs`), or
+/// passes its message(s) to `service` and rewrites the answer. `parts` are the request's (with
+/// `Accept` already normalised); `accepts_json`: the client accepts JSON answers; `known_id`
+/// gets the request's id as soon as it is read (for a timeout's answer).
 pub(super) async fn post(
     app: &Arc<App>,
     service: &super::RmcpService,
     parts: http::request::Parts,
     body: Bytes,
+    accepts_json: bool,
     known_id: &std::sync::OnceLock<RawId>,
 ) -> Handled {
-    let session = header_text(&parts.headers, SESSION_HEADER);
-    let version = header_text(&parts.headers, "mcp-protocol-version");
+    let session = header_str(&parts.headers, SESSION_HEADER);
+    let version = header_str(&parts.headers, "mcp-protocol-version");
     let plan = if body.len() > LARGE_BODY {
         let planner = Arc::clone(app);
-        let (session, version) = (session.clone(), version.clone());
+        let (session, version) = (session.map(str::to_string), version.map(str::to_string));
         let planned = tokio::task::spawn_blocking(move || {
             planner
                 .protocol
-                .plan(session.as_deref(), version.as_deref(), &body)
+                .plan(session.as_deref(), version.as_deref(), &body, None)
         })
         .await;
         match planned {
@@ -346,8 +371,8 @@ pub(super) async fn post(
             }
         }
     } else {
-        app.protocol
-            .plan(session.as_deref(), version.as_deref(), &body)
+        let direct = direct::eligible(&parts.headers, accepts_json, app.recording.features());
+        app.protocol.plan(session, version, &body, direct.as_ref())
     };
     match plan {
         Plan::Respond(status, body) => {
@@ -357,11 +382,14 @@ pub(super) async fn post(
             )
         }
         Plan::Accepted => Handled::Direct(StatusCode::ACCEPTED.into_response()),
-        Plan::Single(forward) => {
+        Plan::Single(mut forward) => {
             if let Some((id, _)) = &forward.id {
                 let _ = known_id.set(id.clone());
             }
-            let in_flight = app.protocol.register(session.as_deref(), &forward);
+            if let (Some(call), Some((id, _))) = (forward.direct.take(), &forward.id) {
+                return Handled::Direct(direct::answer(&app.recording, id, call).await);
+            }
+            let in_flight = app.protocol.register(session, &forward);
             let response = send(service, &parts, &forward).await;
             if let Some(version) = &forward.initialize {
                 if let Some(new_session) = header_text(response.headers(), SESSION_HEADER) {
@@ -382,7 +410,7 @@ pub(super) async fn post(
                 match entry {
                     Err(answer) => answers.extend(answer),
                     Ok(forward) => {
-                        let _in_flight = app.protocol.register(session.as_deref(), &forward);
+                        let _in_flight = app.protocol.register(session, &forward);
                         let response = send(service, &parts, &forward).await;
                         answers.extend(collect_answer(response, forward.id.as_ref()).await);
                     }
@@ -405,10 +433,11 @@ pub(super) async fn post(
 }
 
 fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string)
+    header_str(headers, name).map(str::to_string)
+}
+
+fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
 }
 
 /// Passes one message to rmcp with the request's headers.
@@ -452,12 +481,7 @@ async fn rewrite(
         .to_ascii_lowercase();
     let id_or_null = id.cloned().unwrap_or_else(RawId::null);
     if content_type.starts_with("text/event-stream") {
-        let rewriter = SseIdRewriter {
-            inner: body,
-            pending: Vec::new(),
-            id: id.cloned(),
-            internal,
-        };
+        let rewriter = SseIdRewriter::new(body, id.cloned(), internal);
         return http::Response::from_parts(parts, rewriter.boxed());
     }
     if content_type.starts_with("application/json") {
@@ -546,78 +570,6 @@ async fn collect_answer(
     }
 }
 
-/// An SSE body whose `data:` answers to `internal` get the client's id back.
-struct SseIdRewriter {
-    inner: RmcpBody,
-    /// Bytes of an event not complete yet.
-    pending: Vec<u8>,
-    id: Option<RawId>,
-    internal: Option<i64>,
-}
-
-impl SseIdRewriter {
-    /// Rewrites the complete events in `pending` and returns them.
-    fn complete_events(&mut self, all: bool) -> Option<Bytes> {
-        let end = if all {
-            self.pending.len()
-        } else {
-            self.pending
-                .windows(2)
-                .rposition(|w| w == b"\n\n")
-                .map(|p| p + 2)?
-        };
-        let events: Vec<u8> = self.pending.drain(..end).collect();
-        let text = String::from_utf8_lossy(&events);
-        let mut out = String::with_capacity(text.len() + 32);
-        for line in text.split_inclusive('\n') {
-            let rewritten = match (line.strip_prefix("data:"), &self.id, self.internal) {
-                (Some(data), Some(id), Some(internal))
-                    if jsonrpc::internal_id(data.trim()) == Some(internal) =>
-                {
-                    let newline = if line.ends_with('\n') { "\n" } else { "" };
-                    Some(format!(
-                        "data: {}{newline}",
-                        jsonrpc::with_id(data.trim(), id)
-                    ))
-                }
-                _ => None,
-            };
-            out.push_str(rewritten.as_deref().unwrap_or(line));
-        }
-        (!out.is_empty()).then(|| Bytes::from(out))
-    }
-}
-
-impl HttpBody for SseIdRewriter {
-    type Data = Bytes;
-    type Error = std::convert::Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
-        loop {
-            let this = &mut *self;
-            match Pin::new(&mut this.inner).poll_frame(cx) {
-                Poll::Ready(Some(Ok(frame))) => match frame.into_data() {
-                    Ok(data) => {
-                        this.pending.extend_from_slice(&data);
-                        if let Some(events) = this.complete_events(false) {
-                            return Poll::Ready(Some(Ok(Frame::data(events))));
-                        }
-                    }
-                    Err(frame) => return Poll::Ready(Some(Ok(frame))),
-                },
-                Poll::Ready(Some(Err(never))) => match never {},
-                Poll::Ready(None) => {
-                    return Poll::Ready(this.complete_events(true).map(|b| Ok(Frame::data(b))));
-                }
-                Poll::Pending => return Poll::Pending,
-            }
-        }
-    }
-}
-
 /// The body of a JSON-RPC error response, for the limits checked before the body is read.
 pub(super) fn limit_error(status: StatusCode, code: i64, message: &str) -> Response {
     error_response(status, &RawId::null(), code, message)
@@ -626,25 +578,7 @@ pub(super) fn limit_error(status: StatusCode, code: i64, message: &str) -> Respo
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[tokio::test]
-    async fn sse_answers_get_the_client_id() {
-        let body = Full::new(Bytes::from(
-            "data:\nid: 0\nretry: 3000\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":41,\"result\":{}}\nid: 1\n\n",
-        ))
-        .boxed();
-        let rewriter = SseIdRewriter {
-            inner: body,
-            pending: Vec::new(),
-            id: RawId::from_json("\"x\""),
-            internal: Some(41),
-        };
-        let text = rewriter.collect().await.expect("body").to_bytes();
-        assert_eq!(
-            String::from_utf8_lossy(&text),
-            "data:\nid: 0\nretry: 3000\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":{}}\nid: 1\n\n"
-        );
-    }
+    use serde_json::json;
 
     #[test]
     fn cancellation_names_the_internal_id_of_the_request_in_its_session() {
@@ -653,13 +587,14 @@ mod tests {
             Some("s"),
             None,
             br#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"x","arguments":{}}}"#,
+            None,
         ) else {
             panic!("forwarded")
         };
         let internal = call.id.as_ref().map(|(_, i)| *i).expect("a request");
         let in_flight = protocol.register(Some("s"), &call);
         let cancel = br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"\u0061"}}"#;
-        let Plan::Single(forward) = protocol.plan(Some("s"), None, cancel) else {
+        let Plan::Single(forward) = protocol.plan(Some("s"), None, cancel, None) else {
             panic!("forwarded")
         };
         assert!(
@@ -669,12 +604,12 @@ mod tests {
         );
         // Another session's request of the same id is not this one; a finished one is gone.
         assert!(matches!(
-            protocol.plan(Some("t"), None, cancel),
+            protocol.plan(Some("t"), None, cancel, None),
             Plan::Accepted
         ));
         drop(in_flight);
         assert!(matches!(
-            protocol.plan(Some("s"), None, cancel),
+            protocol.plan(Some("s"), None, cancel, None),
             Plan::Accepted
         ));
     }
@@ -682,12 +617,12 @@ mod tests {
     #[test]
     fn bodies_are_planned() {
         let protocol = Protocol::default();
-        let plan = |body: &str| protocol.plan(None, None, body.as_bytes());
+        let plan = |body: &str| protocol.plan(None, None, body.as_bytes(), None);
         assert!(
             matches!(plan("{"), Plan::Respond(StatusCode::BAD_REQUEST, b) if b.contains("-32700"))
         );
         assert!(matches!(
-            protocol.plan(None, None, b"\xff"),
+            protocol.plan(None, None, b"\xff", None),
             Plan::Respond(StatusCode::BAD_REQUEST, b) if b.contains("-32700")
         ));
         assert!(matches!(
@@ -723,9 +658,61 @@ mod tests {
             protocol.plan(
                 None,
                 Some("2025-06-18"),
-                br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#
+                br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+                None
             ),
             Plan::Respond(StatusCode::BAD_REQUEST, _)
         ));
+    }
+
+    #[test]
+    fn only_plain_stateless_tool_calls_take_the_direct_path() {
+        let protocol = Protocol::default();
+        let headers = crate::http::tests::headers(&[
+            ("mcp-protocol-version", lifecycle::STATELESS_VERSION),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "t"),
+        ]);
+        let eligible = direct::eligible(&headers, true, None).expect("eligible headers");
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"}
+        });
+        let with_meta = |extra: (&str, serde_json::Value)| {
+            let mut meta = meta.clone();
+            meta[extra.0] = extra.1;
+            meta
+        };
+        let direct = |params: serde_json::Value| {
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+            let plan = protocol.plan(None, None, body.to_string().as_bytes(), Some(&eligible));
+            matches!(plan, Plan::Single(forward) if forward.direct.is_some())
+        };
+        assert!(direct(
+            json!({"name": "t", "arguments": {"a": 1}, "_meta": meta})
+        ));
+        assert!(direct(json!({"name": "t", "_meta": meta})));
+        let large = "x".repeat(crate::mcp::LARGE_ARGUMENTS);
+        for params in [
+            json!({"name": "u", "arguments": {}, "_meta": meta}),
+            json!({"name": "t", "arguments": [], "_meta": meta}),
+            json!({"name": "t", "arguments": {"a": large}, "_meta": meta}),
+            json!({"name": "t", "arguments": {}}),
+            json!({"name": "t", "arguments": {}, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+            json!({"name": "t", "arguments": {}, "_meta": with_meta(("progressToken", json!(1)))}),
+            json!({"name": "t", "arguments": {}, "_meta": with_meta(("io.modelcontextprotocol/protocolVersion", json!("2025-11-25")))}),
+            json!({"name": "t", "arguments": {}, "_meta": meta, "requestState": "s"}),
+            json!({"name": "t", "arguments": {}, "_meta": meta, "inputResponses": {}}),
+        ] {
+            assert!(!direct(params.clone()), "{params}");
+        }
+        let batch = format!(
+            r#"[{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","_meta":{meta}}}}}]"#
+        );
+        let plan = protocol.plan(None, None, batch.as_bytes(), Some(&eligible));
+        assert!(
+            matches!(&plan, Plan::Batch(entries) if !entries.iter().any(|e| e.as_ref().is_ok_and(|f| f.direct.is_some())))
+        );
     }
 }

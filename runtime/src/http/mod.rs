@@ -17,11 +17,15 @@
 //! Each body is read as raw JSON-RPC before rmcp sees it (`http/jsonrpc.rs`): exact ids, JSON-RPC
 //! error bodies with the right status, eras per session, batches in 2025-03-26, and the raw
 //! `arguments` of a `tools/call` reaching the dispatcher as [`crate::mcp::RawArguments`]
-//! (through the `http::request::Parts` rmcp attaches to each request), as over stdio.
+//! (through the `http::request::Parts` rmcp attaches to each request), as over stdio. A plain
+//! stateless `tools/call` is answered without rmcp, with the bytes rmcp writes for it
+//! (`http/direct.rs`).
 
 mod checks;
+mod direct;
 mod jsonrpc;
 pub mod page;
+mod sse;
 pub mod token;
 
 use crate::dispatch::Dispatch;
@@ -33,7 +37,9 @@ use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
+use axum::serve::ListenerExt;
 use axum::Router;
+use axum::ServiceExt;
 use bytes::Bytes;
 use checks::Checks;
 use http_body::{Body as HttpBody, Frame, SizeHint};
@@ -192,13 +198,16 @@ struct App {
     timeout: Option<Duration>,
     status: page::StatusSource,
     protocol: jsonrpc::Protocol,
+    /// The dispatcher rmcp's handler uses (it counts calls for the status page), for the
+    /// direct path.
+    recording: Arc<dyn Dispatch>,
 }
 
 /// A server bound to its address, not yet running.
 pub struct BoundServer {
     listener: tokio::net::TcpListener,
     local: SocketAddr,
-    router: Router,
+    router: checks::Guarded,
     token_source: Option<TokenSource>,
 }
 
@@ -240,7 +249,13 @@ impl BoundServer {
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), HttpError> {
-        axum::serve(self.listener, self.router)
+        // Answers are small and written whole: nothing is gained by waiting for ACKs.
+        let listener = self.listener.tap_io(|stream| {
+            if let Err(error) = stream.set_nodelay(true) {
+                tracing::debug!(%error, "cannot set TCP_NODELAY");
+            }
+        });
+        axum::serve(listener, self.router.into_make_service())
             .with_graceful_shutdown(shutdown)
             .await
             .map_err(HttpError::Serve)
@@ -284,7 +299,7 @@ pub async fn bind(
         Arc::clone(&dispatch),
         Arc::clone(&stats),
     ));
-    let server = McpServer::new(recording);
+    let server = McpServer::new(Arc::clone(&recording));
     let sessions = Arc::new(LocalSessionManager::default());
     // Host and Origin are checked by `guard` for every route before rmcp sees a request.
     let base = StreamableHttpServerConfig::default()
@@ -328,21 +343,18 @@ pub async fn bind(
             auth: token_source.is_some(),
         },
         protocol: jsonrpc::Protocol::new(Arc::clone(&sessions)),
+        recording,
     });
     let router = Router::new()
         .route("/", get(status_page))
         .route("/status.json", get(status_json))
         .route(ENDPOINT_PATH, any(mcp_endpoint))
         .fallback(not_found)
-        .layer(axum::middleware::from_fn_with_state(
-            Arc::clone(&app),
-            guard,
-        ))
-        .with_state(app);
+        .with_state(Arc::clone(&app));
     Ok(BoundServer {
         listener,
         local,
-        router,
+        router: checks::Guarded::new(app, router),
         token_source,
     })
 }
@@ -407,19 +419,6 @@ fn plain(status: StatusCode, text: impl Into<String>) -> Response {
         .into_response()
 }
 
-/// Host and Origin checks for every route.
-async fn guard(
-    State(app): State<Arc<App>>,
-    request: Request,
-    next: axum::middleware::Next,
-) -> Response {
-    if let Err(message) = app.checks.check(request.headers()) {
-        tracing::warn!(%message, "request refused");
-        return plain(StatusCode::FORBIDDEN, message);
-    }
-    next.run(request).await
-}
-
 fn unauthorized() -> Response {
     let mut response = plain(
         StatusCode::UNAUTHORIZED,
@@ -477,40 +476,6 @@ async fn status_json(State(app): State<Arc<App>>, headers: HeaderMap) -> Respons
         app.status.snapshot().to_string(),
     )
         .into_response()
-}
-
-/// What the client accepts: (JSON, SSE). No `Accept` header accepts both.
-fn accepts(headers: &HeaderMap) -> (bool, bool) {
-    let mut values = headers.get_all(header::ACCEPT).iter().peekable();
-    if values.peek().is_none() {
-        return (true, true);
-    }
-    let (mut json, mut sse) = (false, false);
-    for value in values {
-        let Ok(text) = value.to_str() else { continue };
-        for item in text.split(',') {
-            let mut parts = item.split(';');
-            let essence = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-            let refused = parts.any(|p| {
-                let p = p.trim();
-                p.strip_prefix("q=")
-                    .is_some_and(|q| q.trim().parse::<f32>().is_ok_and(|q| q <= 0.0))
-            });
-            if refused {
-                continue;
-            }
-            match essence.as_str() {
-                "application/json" | "application/*" => json = true,
-                "text/event-stream" | "text/*" => sse = true,
-                "*/*" => {
-                    json = true;
-                    sse = true;
-                }
-                _ => {}
-            }
-        }
-    }
-    (json, sse)
 }
 
 async fn mcp_endpoint(State(app): State<Arc<App>>, request: Request) -> Response {
@@ -583,7 +548,7 @@ async fn mcp_endpoint(State(app): State<Arc<App>>, request: Request) -> Response
             );
         }
     };
-    let accepted = accepts(&parts.headers);
+    let accepted = checks::accepts(&parts.headers);
     if accepted == (false, false) {
         return jsonrpc::limit_error(
             StatusCode::NOT_ACCEPTABLE,
@@ -591,7 +556,7 @@ async fn mcp_endpoint(State(app): State<Arc<App>>, request: Request) -> Response
             "Not Acceptable: the client must accept application/json or text/event-stream",
         );
     }
-    if !is_json(&parts.headers) {
+    if !checks::is_json(&parts.headers) {
         return jsonrpc::limit_error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             code::INVALID_REQUEST,
@@ -608,7 +573,7 @@ async fn mcp_endpoint(State(app): State<Arc<App>>, request: Request) -> Response
         HeaderValue::from_static("application/json, text/event-stream"),
     );
     let known_id = std::sync::OnceLock::new();
-    let handled = jsonrpc::post(&app, service, parts, bytes, &known_id);
+    let handled = jsonrpc::post(&app, service, parts, bytes, accepted.0, &known_id);
     let handled = match deadline {
         None => handled.await,
         Some(deadline) => match tokio::time::timeout_at(deadline, handled).await {
@@ -633,21 +598,6 @@ async fn mcp_endpoint(State(app): State<Arc<App>>, request: Request) -> Response
             into_axum(answer.response, Some(permit), deadline, answer.in_flight)
         }
     }
-}
-
-/// Whether the body is declared as JSON (`application/json`, parameters allowed).
-fn is_json(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|value| {
-            value
-                .split(';')
-                .next()
-                .unwrap_or_default()
-                .trim()
-                .eq_ignore_ascii_case("application/json")
-        })
 }
 
 fn too_large(limit: usize) -> Response {
@@ -764,37 +714,5 @@ mod tests {
             parse_addr("127.0.0.1:99999"),
             Err(HttpError::BadAddress(_))
         ));
-    }
-
-    #[test]
-    fn accept_header_selects_the_answer_form() {
-        assert_eq!(accepts(&headers(&[])), (true, true));
-        assert_eq!(
-            accepts(&headers(&[(
-                "accept",
-                "application/json, text/event-stream"
-            )])),
-            (true, true)
-        );
-        assert_eq!(
-            accepts(&headers(&[("accept", "application/json")])),
-            (true, false)
-        );
-        assert_eq!(
-            accepts(&headers(&[("accept", "text/event-stream")])),
-            (false, true)
-        );
-        assert_eq!(accepts(&headers(&[("accept", "*/*")])), (true, true));
-        assert_eq!(
-            accepts(&headers(&[("accept", "text/html")])),
-            (false, false)
-        );
-        assert_eq!(
-            accepts(&headers(&[(
-                "accept",
-                "application/json;q=0, text/event-stream"
-            )])),
-            (false, true)
-        );
     }
 }

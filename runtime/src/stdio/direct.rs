@@ -10,7 +10,8 @@
 //! A request takes the direct path ([`direct_call`]) only when all of these hold; anything
 //! else goes through rmcp as before:
 //! - it is a single `tools/call` (not in a batch) that rmcp's types read as one, with arguments
-//!   of at most [`LARGE_ARGUMENTS`] bytes (larger ones are validated on a blocking thread);
+//!   of at most [`LARGE_ARGUMENTS`](crate::mcp::LARGE_ARGUMENTS) bytes (larger ones are
+//!   validated on a blocking thread);
 //! - the connection's era is fixed and rmcp's service runs: after `initialize` was answered
 //!   and `notifications/initialized` received, or in the 2026-07-28 era after rmcp answered a
 //!   first request;
@@ -27,13 +28,8 @@
 //! (`notifications/cancelled`) cancels its [`CallControl`]; deadlines and result limits are the
 //! host's, as on the rmcp path.
 
-use crate::dispatch::{CallControl, DispatchError, ToolOutcome};
-use crate::lifecycle::{Era, STATELESS_VERSION};
-use crate::mcp::{call_tool_response, RawArguments, LARGE_ARGUMENTS};
-use rmcp::model::{
-    ClientRequest, GetExtensions, GetMeta, JsonRpcMessage, ProtocolVersion, RequestId,
-    ServerJsonRpcMessage, ServerResult,
-};
+pub use crate::direct::{answer, direct_call};
+use crate::dispatch::CallControl;
 use std::sync::Arc;
 
 /// A `tools/call` on the direct path, to be started by the reader.
@@ -49,69 +45,4 @@ pub struct DirectCall {
     pub control: CallControl,
     /// Whether the answer follows the 2026-07-28 rules (else those of the handshake era).
     pub stateless: bool,
-}
-
-/// The tool name and arguments of `request` when it may take the direct path in `era` (see
-/// the module documentation); `meta_version` is the protocol version its `_meta` names.
-pub fn direct_call(
-    request: &ClientRequest,
-    era: &Era,
-    meta_version: Option<&str>,
-) -> Option<(String, Option<Arc<str>>)> {
-    let ClientRequest::CallToolRequest(call) = request else {
-        return None;
-    };
-    let meta = request.get_meta();
-    if meta.get_progress_token().is_some()
-        || call.params.input_responses.is_some()
-        || call.params.request_state.is_some()
-    {
-        return None;
-    }
-    match era {
-        Era::Unknown => return None,
-        Era::Handshake(_) if meta_version.is_some() => return None,
-        Era::Handshake(_) => {}
-        Era::Stateless if meta_version != Some(STATELESS_VERSION) => return None,
-        Era::Stateless => {
-            let complete = meta
-                .missing_required_keys(&ProtocolVersion::V_2026_07_28)
-                .is_empty();
-            if !complete {
-                return None;
-            }
-        }
-    }
-    let arguments = match request.extensions().get::<RawArguments>() {
-        Some(RawArguments(text)) if text.len() > LARGE_ARGUMENTS => return None,
-        Some(RawArguments(text)) => Some(Arc::clone(text)),
-        // `arguments` absent (present ones are always attached by `connection::prepare`).
-        None if call.params.arguments.is_none() => None,
-        None => return None,
-    };
-    Some((call.params.name.to_string(), arguments))
-}
-
-/// The JSON-RPC answer to a direct call under its internal id, as rmcp's service writes it:
-/// [`call_tool_response`] as the handler's result, then rmcp's era rules for results.
-pub fn answer(
-    internal: i64,
-    stateless: bool,
-    outcome: Result<ToolOutcome, DispatchError>,
-) -> serde_json::Result<String> {
-    let id = RequestId::Number(internal);
-    let message: ServerJsonRpcMessage = match call_tool_response(outcome) {
-        Ok(response) => {
-            let mut result = ServerResult::from(response);
-            if stateless {
-                result.fill_missing_cache_hints();
-            } else {
-                result.strip_result_type_for_legacy_peer();
-                result.strip_non_object_output_for_legacy_peer();
-            }
-            JsonRpcMessage::response(result, id)
-        }
-        Err(error) => JsonRpcMessage::error(error, Some(id)),
-    };
-    serde_json::to_string(&message)
 }
