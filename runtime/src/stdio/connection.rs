@@ -97,7 +97,7 @@ fn item(request: &Request<'_>) -> Item {
     let internal = matches!(request.kind, Kind::Request(_)).then_some(0);
     let cancelled = request.cancelled_request();
     let text = request.for_rmcp(internal, cancelled.as_ref().map(|_| 0));
-    let message = match serde_json::from_str::<ClientJsonRpcMessage>(&text) {
+    let message = match crate::direct::read_client_message(&text, request.method()) {
         Ok(mut message) => {
             if let (ClientJsonRpcMessage::Request(call), Some(arguments)) =
                 (&mut message, request.tool_arguments())
