@@ -16,6 +16,9 @@ pub trait IdleWork: Send + Sync {
     /// (a call may have been queued), or after queueing calls itself; the thread then runs
     /// what is queued and calls it again.
     fn idle(&self, signal: &JobSignal);
+
+    /// Runs on the library thread before each call it takes from its queue.
+    fn before_call(&self) {}
 }
 
 /// Raised when another thread queues a call: an `eventfd`, so that [`IdleWork`] can wait for

@@ -607,6 +607,10 @@ fn library_thread(
         let Some(job) = next_job(receiver, shared) else {
             return;
         };
+        #[cfg(target_os = "linux")]
+        if let Some(idle) = shared.idle.get() {
+            idle.work.before_call();
+        }
         let now = Instant::now();
         // A call whose deadline passed in the queue is never run, even when its caller has
         // not noticed yet.

@@ -149,7 +149,8 @@ impl LibraryInput {
         self.watchdog.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Starts the watchdog for the calls the library thread is about to run.
+    /// Starts the watchdog for the calls the library thread is about to run (until it is idle
+    /// again, when [`IdleWork::idle`] drops it).
     fn arm(&self) {
         let mut sleep = Box::pin(sleep_until_lazily(
             Instant::now() + HAND_OVER_AFTER,
@@ -267,8 +268,13 @@ impl IdleWork for LibraryInput {
     fn idle(&self, signal: &JobSignal) {
         self.watchdog().take();
         self.read_and_handle(signal);
-        // Calls are queued (or may be): watch how long they run.
-        self.arm();
+    }
+
+    fn before_call(&self) {
+        // Watch how long the calls run from here until the thread is idle again.
+        if self.watchdog().is_none() {
+            self.arm();
+        }
     }
 }
 
