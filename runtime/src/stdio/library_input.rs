@@ -70,9 +70,10 @@ pub struct SharedInput {
 }
 
 impl SharedInput {
-    /// The input `fd` (a non-blocking pipe), read first by the library thread.
-    pub fn new(fd: OwnedFd) -> std::io::Result<SharedInput> {
-        Ok(SharedInput {
+    /// The input `fd` (a non-blocking pipe), read first by the library thread; `returned`
+    /// wakes the library thread when the input is handed back.
+    pub fn new(fd: OwnedFd, returned: JobSignal) -> SharedInput {
+        SharedInput {
             state: Mutex::new(InputState {
                 lines: LineBuffer::default(),
                 owner: Owner::Library,
@@ -82,8 +83,8 @@ impl SharedInput {
             fd,
             handed: Notify::new(),
             library_idle: Notify::new(),
-            returned: JobSignal::new()?,
-        })
+            returned,
+        }
     }
 
     /// The pipe, for another reader.

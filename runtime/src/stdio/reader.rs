@@ -32,41 +32,52 @@ pub(super) fn read_pipe(
     let eligible = dispatch.as_ref().filter(|d| {
         shared.sync_output.is_some() && shared.lock().ordered() && d.completes_unlocked()
     });
-    let fd = match (eligible, SharedInput::new(fd)) {
-        (Some(dispatch), Ok(input)) => {
-            let input = Arc::new(input);
-            shared
-                .library_reads
-                .store(true, std::sync::atomic::Ordering::Relaxed);
-            let work = LibraryInput::new(
-                Arc::clone(&input),
-                Arc::clone(shared),
-                Arc::clone(dispatch),
-                tokio::runtime::Handle::current(),
-            );
-            if dispatch.set_idle_work(Arc::new(work)) {
-                tracing::debug!("stdio: the library thread reads the input");
-                tokio::spawn(library_input::read_handed(
-                    input,
-                    Arc::clone(shared),
-                    Arc::clone(dispatch),
-                ));
-                return;
-            }
-            shared
-                .library_reads
-                .store(false, std::sync::atomic::Ordering::Relaxed);
-            match Arc::try_unwrap(input) {
-                Ok(input) => input.into_fd(),
-                Err(_) => return tracing::error!("the input could not be taken back"),
-            }
-        }
-        (_, Ok(input)) => input.into_fd(),
-        (_, Err(error)) => {
-            tracing::error!(%error, "cannot read the input pipe");
-            return;
+    let Some(library) = eligible else {
+        return read_on_stdio_thread(fd, shared, dispatch);
+    };
+    let returned = match crate::host::idle::JobSignal::new() {
+        Ok(signal) => signal,
+        Err(error) => {
+            tracing::warn!(%error, "no eventfd: the stdio thread reads the input");
+            return read_on_stdio_thread(fd, shared, dispatch);
         }
     };
+    let input = Arc::new(SharedInput::new(fd, returned));
+    shared
+        .library_reads
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    let work = LibraryInput::new(
+        Arc::clone(&input),
+        Arc::clone(shared),
+        Arc::clone(library),
+        tokio::runtime::Handle::current(),
+    );
+    if library.set_idle_work(Arc::new(work)) {
+        tracing::debug!("stdio: the library thread reads the input");
+        tokio::spawn(library_input::read_handed(
+            input,
+            Arc::clone(shared),
+            Arc::clone(library),
+        ));
+        return;
+    }
+    shared
+        .library_reads
+        .store(false, std::sync::atomic::Ordering::Relaxed);
+    // `set_idle_work` dropped the work, and with it the other reference.
+    match Arc::try_unwrap(input) {
+        Ok(input) => read_on_stdio_thread(input.into_fd(), shared, dispatch),
+        Err(_) => tracing::error!("the input could not be taken back"),
+    }
+}
+
+/// Reads the pipe `fd` on the stdio thread ([`read`]).
+#[cfg(target_os = "linux")]
+fn read_on_stdio_thread(
+    fd: std::os::fd::OwnedFd,
+    shared: &Arc<Shared>,
+    dispatch: Option<Arc<dyn Dispatch>>,
+) {
     match tokio::net::unix::pipe::Receiver::from_owned_fd(fd) {
         Ok(pipe) => {
             let reader = LineReader::new(super::pipes::Input::Pipe(pipe));
