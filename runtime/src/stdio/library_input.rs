@@ -16,7 +16,7 @@
 //! also hands the input over when the backlog is full, since the stdio thread's reader is the
 //! one that pauses.
 
-use super::connection::{self, Prepared};
+use super::connection;
 use super::inline::InlineTask;
 use super::lines::{Line, LineBuffer};
 use super::{Shared, MAX_BACKLOG};
@@ -243,12 +243,12 @@ impl LibraryInput {
             // Lines of any length: this thread has nothing else to do.
             Line::Text(line) => connection::prepare(&line),
         };
-        let (direct_calls, cancellations, for_rmcp) = accept(shared, prepared);
-        for control in cancellations {
-            control.cancelled.cancel();
-        }
-        if for_rmcp {
-            shared.for_rmcp.notify_one();
+        let (direct_calls, _) = super::reader::apply(shared, prepared);
+        if direct_calls.is_empty() {
+            // Answers the line produced at once (errors), when nothing else is awaited; a
+            // call's answer is written when the call ends.
+            shared.write_due();
+            return;
         }
         for call in direct_calls {
             let shared = Arc::clone(shared);
@@ -260,8 +260,6 @@ impl LibraryInput {
                 super::reader::finish_direct(&shared, call.internal, call.stateless, outcome);
             });
         }
-        // Answers the line produced at once (errors), when nothing else is awaited.
-        shared.write_due();
     }
 }
 
@@ -289,25 +287,6 @@ impl Wake for HandOver {
     fn wake(self: Arc<Self>) {
         self.input.hand_over(&self.shared);
     }
-}
-
-/// Applies a prepared line: the direct calls to start, the calls to cancel, whether rmcp has
-/// messages.
-fn accept(
-    shared: &Shared,
-    prepared: Prepared,
-) -> (
-    Vec<super::direct::DirectCall>,
-    Vec<crate::dispatch::CallControl>,
-    bool,
-) {
-    let mut connection = shared.lock();
-    connection.accept(prepared, Instant::now());
-    (
-        connection.take_direct_calls(),
-        connection.take_cancellations(),
-        connection.has_for_rmcp(),
-    )
 }
 
 /// Reads what the non-blocking `fd` holds into `buffer`'s spare room.

@@ -154,6 +154,21 @@ pub(super) async fn handle_line(
         }
         Line::Text(line) => connection::prepare(&line),
     };
+    let (direct_calls, alone) = apply(shared, prepared);
+    if let Some(dispatch) = dispatch {
+        for call in direct_calls {
+            start_direct(shared, dispatch, call, alone).await;
+        }
+    }
+    shared.for_writer.notify_one();
+    true
+}
+
+/// Applies a prepared line to the connection, whichever thread read it: cancels the direct
+/// calls it cancels (once the lock is released: a cancelled call may end at once, on this
+/// thread) and wakes rmcp for its messages. Returns the direct calls to start, and whether they
+/// are the only requests in progress.
+pub(super) fn apply(shared: &Shared, prepared: Prepared) -> (Vec<DirectCall>, bool) {
     let (direct_calls, cancellations, for_rmcp, alone) = {
         let mut connection = shared.lock();
         connection.accept(prepared, Instant::now());
@@ -170,13 +185,7 @@ pub(super) async fn handle_line(
     if for_rmcp {
         shared.for_rmcp.notify_one();
     }
-    if let Some(dispatch) = dispatch {
-        for call in direct_calls {
-            start_direct(shared, dispatch, call, alone).await;
-        }
-    }
-    shared.for_writer.notify_one();
-    true
+    (direct_calls, alone)
 }
 
 /// Records a direct call's outcome as its answer ([`Shared::deliver`]).
