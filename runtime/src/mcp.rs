@@ -121,6 +121,19 @@ impl McpServer {
 
     /// [`Self::control`] whose questions in the stateless era are answered from, or recorded
     /// in, `round`.
+    /// A resource read's or a prompt's round of input-required answers (stateless era) and
+    /// its call control.
+    fn round_and_control(
+        &self,
+        context: &RequestContext<RoleServer>,
+        state: Option<&str>,
+        responses: Option<&crate::input_required::Responses>,
+    ) -> Result<(Option<Arc<Round>>, CallControl), McpError> {
+        let round = stateless_round(context, state, responses)?;
+        let control = self.control_with(context, round.clone());
+        Ok((round, control))
+    }
+
     fn control_with(
         &self,
         context: &RequestContext<RoleServer>,
@@ -465,12 +478,11 @@ impl ServerHandler for McpServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        let round = stateless_round(
+        let (round, control) = self.round_and_control(
             &context,
             request.request_state.as_deref(),
             request.input_responses.as_ref(),
         )?;
-        let control = self.control_with(&context, round.clone());
         let uri = request.uri.to_string();
         let result = match self.dispatch.features() {
             Some(features) => features.read_resource(&uri, control).await,
@@ -498,12 +510,11 @@ impl ServerHandler for McpServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        let round = stateless_round(
+        let (round, control) = self.round_and_control(
             &context,
             request.request_state.as_deref(),
             request.input_responses.as_ref(),
         )?;
-        let control = self.control_with(&context, round.clone());
         let arguments = request.arguments.clone();
         let result = match self.dispatch.features() {
             Some(features) => {
