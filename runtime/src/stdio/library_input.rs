@@ -52,6 +52,10 @@ struct InputState {
     owner: Owner,
     /// The library thread is in its idle work (no call running or queued).
     library_idle: bool,
+    /// The library thread has taken lines it has not finished handling: the stdio thread,
+    /// handed the input meanwhile, takes no line until they are, so that lines are handled (and
+    /// their calls queued, their answers ordered) in the order they were read.
+    handling: bool,
     /// The end of input was handled: nothing more to read.
     ended: bool,
 }
@@ -63,7 +67,7 @@ pub struct SharedInput {
     fd: OwnedFd,
     /// Wakes the stdio thread: the input was handed to it, or input ended.
     handed: Notify,
-    /// Wakes the stdio thread: the library thread became idle.
+    /// Wakes the stdio thread: the library thread became idle, or handled the lines it took.
     library_idle: Notify,
     /// Wakes the library thread: the input was handed back.
     returned: JobSignal,
@@ -78,6 +82,7 @@ impl SharedInput {
                 lines: LineBuffer::default(),
                 owner: Owner::Library,
                 library_idle: false,
+                handling: false,
                 ended: false,
             }),
             fd,
@@ -192,20 +197,29 @@ impl LibraryInput {
             }
             if let Some(mut line) = state.lines.next_line() {
                 state.library_idle = false;
+                state.handling = true;
                 drop(state);
                 // With the lines a pipelining client sent with it, up to the backlog: their
                 // calls then run one after the other and their answers go out in one write.
+                // The watchdog of the last call may hand the input over meanwhile: the rest is
+                // then the stdio thread's to handle.
                 for handled in 1.. {
                     let end = line == Line::End;
                     self.handle(line);
                     if end || handled == MAX_BACKLOG {
                         break;
                     }
-                    match self.input.lock().lines.next_line() {
+                    let mut state = self.input.lock();
+                    if state.owner != Owner::Library {
+                        break;
+                    }
+                    match state.lines.next_line() {
                         Some(next) => line = next,
                         None => break,
                     }
                 }
+                self.input.lock().handling = false;
+                self.input.library_idle.notify_one();
                 return;
             }
             match read_into(&self.input.fd, state.lines.spare()) {
@@ -369,8 +383,10 @@ pub async fn read_handed(
                 idle.as_mut().enable();
                 {
                     let mut state = input.lock();
-                    if let Some(line) = state.lines.next_line() {
-                        break Some(line);
+                    if !state.handling {
+                        if let Some(line) = state.lines.next_line() {
+                            break Some(line);
+                        }
                     }
                     if state.library_idle {
                         break None;
