@@ -169,7 +169,8 @@ pub trait Features: Send + Sync {
 pub struct LibraryDispatch {
     host: Arc<dyn ToolHost>,
     identity: ServerIdentity,
-    tools: Vec<Map<String, Value>>,
+    /// The tools' MCP descriptions, built when first asked for (a start need not wait for them).
+    tools: std::sync::OnceLock<Vec<Map<String, Value>>>,
     hide_exceptions: bool,
     /// The help documents: the manifest's and those given to `serve --help-docs`.
     help: Vec<HelpDocumentEntry>,
@@ -187,13 +188,11 @@ impl LibraryDispatch {
             version: env!("CARGO_PKG_VERSION").to_string(),
             instructions: None,
         };
-        let mut tools: Vec<Map<String, Value>> = manifest.tools.iter().map(mcp_tool).collect();
-        tools.push(version_tool());
         let help = manifest.help_documents.clone();
         LibraryDispatch {
             host,
             identity,
-            tools,
+            tools: std::sync::OnceLock::new(),
             hide_exceptions: false,
             help: Vec::new(),
             help_tools: false,
@@ -211,11 +210,8 @@ impl LibraryDispatch {
         }
         self.help.sort_by(|a, b| a.name.cmp(&b.name));
         let taken = |name: &str| self.host.tool(name).is_some();
-        let help_tools = !self.help.is_empty() && !taken(HELP_LIST) && !taken(HELP_READ);
-        if help_tools && !self.help_tools {
-            self.tools.extend(help_tool_entries());
-        }
-        self.help_tools = help_tools;
+        self.help_tools = !self.help.is_empty() && !taken(HELP_LIST) && !taken(HELP_READ);
+        self.tools = std::sync::OnceLock::new();
         self
     }
 
@@ -291,7 +287,15 @@ impl Dispatch for LibraryDispatch {
     }
 
     fn tools(&self) -> &[Map<String, Value>] {
-        &self.tools
+        self.tools.get_or_init(|| {
+            let manifest = self.host.manifest();
+            let mut tools: Vec<Map<String, Value>> = manifest.tools.iter().map(mcp_tool).collect();
+            tools.push(version_tool());
+            if self.help_tools {
+                tools.extend(help_tool_entries());
+            }
+            tools
+        })
     }
 
     fn call_tool<'a>(

@@ -27,7 +27,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The raw JSON text of a `tools/call` request's `arguments`, attached by the transport.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,7 +73,8 @@ pub fn supported_versions() -> Vec<ProtocolVersion> {
 #[derive(Clone)]
 pub struct McpServer {
     dispatch: Arc<dyn Dispatch>,
-    tools: Arc<Vec<Tool>>,
+    /// The tools as rmcp describes them, built when first needed ([`Self::prepare`]).
+    tools: Arc<OnceLock<Vec<Tool>>>,
     /// Which clients watch which resources (handshake eras).
     subscriptions: Arc<crate::subscriptions::Subscriptions>,
     /// The lowest log level sent to the client (`logging/setLevel`), an index of
@@ -85,33 +86,46 @@ impl std::fmt::Debug for McpServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpServer")
             .field("identity", self.dispatch.identity())
-            .field("tools", &self.tools.len())
+            .field("tools", &self.dispatch.tools().len())
             .finish()
     }
 }
 
 impl McpServer {
-    /// Serves `dispatch`. Tools whose description rmcp cannot represent are logged and left out.
+    /// Serves `dispatch`. Tools whose description rmcp cannot represent are logged and left out
+    /// (when the tool list is first built: [`Self::prepare`]).
     pub fn new(dispatch: Arc<dyn Dispatch>) -> McpServer {
-        let tools = dispatch
-            .tools()
-            .iter()
-            .filter_map(|tool| {
-                match serde_json::from_value::<Tool>(serde_json::Value::Object(tool.clone())) {
-                    Ok(tool) => Some(tool),
-                    Err(error) => {
-                        tracing::error!(tool = ?tool.get("name"), %error, "tool left out of the list");
-                        None
-                    }
-                }
-            })
-            .collect();
         McpServer {
             dispatch,
-            tools: Arc::new(tools),
+            tools: Arc::default(),
             min_level: Arc::new(AtomicUsize::new(0)),
             subscriptions: Arc::default(),
         }
+    }
+
+    /// Builds the tool list now instead of at the first `tools/list`. Building it is a good
+    /// part of a start, and `initialize` does not need it: the stdio transport builds it
+    /// after writing the first answer, while the client reads it.
+    pub fn prepare(&self) {
+        let _ = self.tool_list();
+    }
+
+    fn tool_list(&self) -> &[Tool] {
+        self.tools.get_or_init(|| {
+            self.dispatch
+                .tools()
+                .iter()
+                .filter_map(|tool| {
+                    match serde_json::from_value::<Tool>(serde_json::Value::Object(tool.clone())) {
+                        Ok(tool) => Some(tool),
+                        Err(error) => {
+                            tracing::error!(tool = ?tool.get("name"), %error, "tool left out of the list");
+                            None
+                        }
+                    }
+                })
+                .collect()
+        })
     }
 
     /// The control of a request: its cancellation and its client (for the call context).
@@ -273,7 +287,7 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone())
+        Ok(ListToolsResult::with_all_items(self.tool_list().to_vec())
             .with_ttl_ms(TOOLS_TTL_MS)
             .with_cache_scope(CacheScope::Private))
     }
@@ -321,7 +335,7 @@ impl ServerHandler for McpServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools.iter().find(|t| t.name == name).cloned()
+        self.tool_list().iter().find(|t| t.name == name).cloned()
     }
 
     async fn call_tool(

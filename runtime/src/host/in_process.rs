@@ -103,7 +103,8 @@ impl std::fmt::Debug for LibraryHost {
 }
 
 impl LibraryHost {
-    /// Loads `path`, checks it and initialises it on the library thread.
+    /// Loads `path`, checks it and initialises it on the library thread. `mcp_init` runs while
+    /// this thread reads the manifest (a start waits for the longer of the two, not both).
     pub fn open(path: &Path, options: &HostOptions) -> Result<LibraryHost, LoadError> {
         let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         let symbols = open_library(&path)?;
@@ -133,21 +134,6 @@ impl LibraryHost {
         let init = symbols
             .init
             .ok_or_else(|| missing(abi::symbols::INIT, "the library is initialised with it"))?;
-        let manifest = read_manifest(&path, symbols.manifest, options)?;
-
-        // Tools first, then resources, templates, prompts and completion providers: the
-        // index space of `ToolHost::call` (`Manifest::callables`).
-        let mut exports = Vec::with_capacity(manifest.tools.len());
-        for (index, binding) in manifest.callables().enumerate() {
-            let export = (symbols.lookup)(&binding.export).ok_or_else(|| {
-                let who = match manifest.tools.get(index) {
-                    Some(tool) => format!("tool `{}`", tool.name),
-                    None => format!("`{}`", binding.routine),
-                };
-                missing(&binding.export, &format!("the manifest's {who} calls it"))
-            })?;
-            exports.push(export);
-        }
 
         let threads = options.threads.max(1);
         if threads > 1 {
@@ -207,6 +193,25 @@ impl LibraryHost {
                 })?;
         }
         drop(init_tx);
+
+        // While `mcp_init` runs: the manifest, and the exports it names. An error here is
+        // reported first, as when these were checked before the library was initialised (the
+        // library thread then ends once `mcp_init` returns: no call is ever queued).
+        let manifest = read_manifest(&path, symbols.manifest, options)?;
+        // Tools first, then resources, templates, prompts and completion providers: the
+        // index space of `ToolHost::call` (`Manifest::callables`).
+        let mut exports = Vec::with_capacity(manifest.tools.len());
+        for (index, binding) in manifest.callables().enumerate() {
+            let export = (symbols.lookup)(&binding.export).ok_or_else(|| {
+                let who = match manifest.tools.get(index) {
+                    Some(tool) => format!("tool `{}`", tool.name),
+                    None => format!("`{}`", binding.routine),
+                };
+                missing(&binding.export, &format!("the manifest's {who} calls it"))
+            })?;
+            exports.push(export);
+        }
+
         match init_rx.recv() {
             Ok(Ok(())) => {}
             Ok(Err((status, message))) => {

@@ -253,7 +253,9 @@ pub(crate) fn seconds(duration: Duration) -> String {
 pub struct HostLibrary {
     path: PathBuf,
     manifest: Manifest,
-    manifest_sha256: String,
+    /// Computed when first asked for (the status page, `mcp_get_version`): hashing the
+    /// canonical manifest is a noticeable part of a start.
+    manifest_sha256: std::sync::OnceLock<String>,
     /// Tool name → index in `manifest.tools`, so a call does not scan the list.
     tool_index: HashMap<String, usize>,
     /// How many entries [`Manifest::callables`] numbers.
@@ -263,7 +265,6 @@ pub struct HostLibrary {
 impl HostLibrary {
     /// The library at `path` (absolute) with `manifest`.
     pub fn new(path: PathBuf, manifest: Manifest) -> HostLibrary {
-        let manifest_sha256 = manifest.canonical_sha256();
         let tool_index = manifest
             .tools
             .iter()
@@ -274,7 +275,7 @@ impl HostLibrary {
         HostLibrary {
             path,
             manifest,
-            manifest_sha256,
+            manifest_sha256: std::sync::OnceLock::new(),
             tool_index,
             callable_count,
         }
@@ -292,7 +293,8 @@ impl HostLibrary {
 
     /// [`Manifest::canonical_sha256`] of the manifest in use.
     pub fn manifest_sha256(&self) -> &str {
-        &self.manifest_sha256
+        self.manifest_sha256
+            .get_or_init(|| self.manifest.canonical_sha256())
     }
 
     /// The tool called `name` and its index in the manifest (the index calls take).

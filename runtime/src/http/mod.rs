@@ -300,6 +300,8 @@ pub async fn bind(
         Arc::clone(&stats),
     ));
     let server = McpServer::new(Arc::clone(&recording));
+    // Before the first request, not during it.
+    server.prepare();
     let sessions = Arc::new(LocalSessionManager::default());
     // Host and Origin are checked by `guard` for every route before rmcp sees a request.
     let base = StreamableHttpServerConfig::default()

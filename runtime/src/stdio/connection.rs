@@ -162,6 +162,35 @@ impl Slot {
     }
 }
 
+/// Whether the tool of a name takes a call context.
+type TakesContext = Box<dyn Fn(&str) -> bool + Send>;
+
+/// Which tools take a call context, as the dispatcher says (none by default).
+#[derive(Default)]
+pub struct ContextTools(Option<TakesContext>);
+
+impl ContextTools {
+    /// Asks `takes_context` for each tool called.
+    pub fn new(takes_context: impl Fn(&str) -> bool + Send + 'static) -> ContextTools {
+        ContextTools(Some(Box::new(takes_context)))
+    }
+
+    /// Whether the tool `name` takes a call context.
+    pub fn contains(&self, name: &str) -> bool {
+        self.0.as_ref().is_some_and(|takes| takes(name))
+    }
+}
+
+impl std::fmt::Debug for ContextTools {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "ContextTools(asked)"
+        } else {
+            "ContextTools(none)"
+        })
+    }
+}
+
 /// A request rmcp (or the direct path) is handling.
 #[derive(Debug)]
 struct Pending {
@@ -191,8 +220,8 @@ pub struct Connection {
     unordered: Vec<String>,
     /// Whether plain tool calls may skip rmcp ([`super::direct`]).
     pub direct: bool,
-    /// Tools with a call context (ABI 3): they need rmcp's peer, never the direct path.
-    pub context_tools: std::collections::HashSet<String>,
+    /// Which tools take a call context (ABI 3): they need rmcp's peer, never the direct path.
+    pub context_tools: ContextTools,
     /// rmcp has answered a request: its service runs.
     rmcp_serving: bool,
     /// `notifications/initialized` was received.
@@ -227,7 +256,7 @@ impl Connection {
             to_rmcp: VecDeque::new(),
             unordered: Vec::new(),
             direct: true,
-            context_tools: Default::default(),
+            context_tools: ContextTools::default(),
             rmcp_serving: false,
             initialized: false,
             to_start: Vec::new(),

@@ -86,6 +86,9 @@ struct Shared {
     sync_output: Option<SyncOutput>,
     /// The library thread reads the input (`stdio/library_input.rs`).
     library_reads: std::sync::atomic::AtomicBool,
+    /// Work the writer does once it has written the first answer (building the tool list:
+    /// [`McpServer::prepare`]), so that `initialize` is not answered later for it.
+    after_first_write: Mutex<Option<Box<dyn FnOnce() + Send>>>,
 }
 
 impl Shared {
@@ -226,14 +229,13 @@ impl LineTransport {
     {
         let mut connection = Connection::new(ordered);
         connection.direct = dispatch.is_some();
-        if let Some(features) = dispatch.as_ref().and_then(|d| d.features()) {
-            connection.context_tools = dispatch
-                .iter()
-                .flat_map(|d| d.tools())
-                .filter_map(|tool| tool.get("name").and_then(|n| n.as_str()))
-                .filter(|name| features.takes_context(name))
-                .map(str::to_string)
-                .collect();
+        if let Some(dispatch) = dispatch.as_ref().filter(|d| d.features().is_some()) {
+            let dispatch = Arc::clone(dispatch);
+            connection.context_tools = connection::ContextTools::new(move |name| {
+                dispatch
+                    .features()
+                    .is_some_and(|features| features.takes_context(name))
+            });
         }
         let shared = Arc::new(Shared {
             connection: Mutex::new(connection),
@@ -243,6 +245,7 @@ impl LineTransport {
             finished: Notify::new(),
             sync_output,
             library_reads: std::sync::atomic::AtomicBool::new(false),
+            after_first_write: Mutex::new(None),
         });
         match reading {
             Reading::Stream(reader) => {
@@ -279,6 +282,14 @@ async fn write<W: AsyncWrite + Unpin>(mut writer: W, shared: Arc<Shared>) -> std
                 return Err(error);
             }
             shared.for_reader.notify_one();
+            let work = shared
+                .after_first_write
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take();
+            if let Some(work) = work {
+                work();
+            }
         }
         if finished {
             shared.finished.notify_waiters();
@@ -506,6 +517,12 @@ where
     let (transport, writing) =
         LineTransport::start_with(reading, writer, sync_output, ordered, dispatch);
     let shared = Arc::clone(&transport.shared);
+    let prepared = server.clone();
+    *shared
+        .after_first_write
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) =
+        Some(Box::new(move || prepared.prepare()));
     let outcome = match rmcp::serve_server(server, transport).await {
         Ok(running) => {
             // Normally rmcp ends once input is finished and every request answered; the writer
