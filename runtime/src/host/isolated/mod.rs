@@ -204,13 +204,9 @@ impl IsolatedHost {
                             super::seconds(limit)
                         )));
                     }
-                    shared
-                        .changed
-                        .wait_timeout(pool, left)
-                        .unwrap_or_else(|e| e.into_inner())
-                        .0
+                    pool.wait(Some(left))
                 }
-                None => shared.changed.wait(pool).unwrap_or_else(|e| e.into_inner()),
+                None => pool.wait(None),
             };
         };
         if let Some(cause) = failure {
@@ -362,6 +358,11 @@ impl ToolHost for IsolatedHost {
         Box::pin(self.call_async(index, args, control))
     }
 
+    /// Answers are sent with the pool unlocked (`pool::PoolGuard`).
+    fn completes_unlocked(&self) -> bool {
+        true
+    }
+
     fn state(&self) -> HostState {
         self.shared
             .lock()
@@ -374,9 +375,12 @@ impl Drop for IsolatedHost {
     fn drop(&mut self) {
         let mut pool = self.shared.lock();
         pool.phase = Phase::ShuttingDown;
-        for call in pool.queue.drain(..) {
-            let _ = call.reply.send(Err(CallError::Stopped));
-        }
+        let queued: Vec<_> = pool.queue.drain(..).collect();
+        pool.replies.extend(
+            queued
+                .into_iter()
+                .map(|call| (call.reply, Err(CallError::Stopped))),
+        );
         for worker in &mut pool.workers {
             if !matches!(worker.state, WorkerState::Down) {
                 worker.stop(StopReason::Shutdown);

@@ -71,8 +71,90 @@ pub(super) struct Shared {
 }
 
 impl Shared {
-    pub fn lock(&self) -> MutexGuard<'_, Pool> {
-        self.pool.lock().unwrap_or_else(|e| e.into_inner())
+    /// The pool, locked until the guard drops; the answers it decided meanwhile are sent then.
+    pub fn lock(&self) -> PoolGuard<'_> {
+        PoolGuard {
+            guard: Some(self.pool.lock().unwrap_or_else(|e| e.into_inner())),
+            shared: self,
+        }
+    }
+}
+
+/// The locked pool. Answers are sent once the lock is released (`Pool::replies`): a call's
+/// future may then be completed on the thread that sends it (the worker's reader thread writes
+/// the answer itself, [`crate::host::ToolHost::completes_unlocked`]), and what it does next
+/// may lock the pool again.
+pub(super) struct PoolGuard<'a> {
+    /// `None` only while waiting on the condition variable.
+    guard: Option<MutexGuard<'a, Pool>>,
+    shared: &'a Shared,
+}
+
+impl PoolGuard<'_> {
+    /// Waits for [`Shared::changed`] (at most `timeout`) and locks again. With answers to send,
+    /// sends them and returns at once instead (a spurious wake-up: callers look again).
+    pub fn wait(mut self, timeout: Option<Duration>) -> Self {
+        let shared = self.shared;
+        if !self.replies.is_empty() {
+            drop(self);
+            return shared.lock();
+        }
+        let Some(guard) = self.guard.take() else {
+            return shared.lock();
+        };
+        let guard = match timeout {
+            Some(timeout) => {
+                shared
+                    .changed
+                    .wait_timeout(guard, timeout)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0
+            }
+            None => shared
+                .changed
+                .wait(guard)
+                .unwrap_or_else(|e| e.into_inner()),
+        };
+        self.guard = Some(guard);
+        self
+    }
+}
+
+impl std::ops::Deref for PoolGuard<'_> {
+    type Target = Pool;
+    fn deref(&self) -> &Pool {
+        self.guard
+            .as_deref()
+            .expect("the pool is locked outside of waits")
+    }
+}
+
+impl std::ops::DerefMut for PoolGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Pool {
+        self.guard
+            .as_deref_mut()
+            .expect("the pool is locked outside of waits")
+    }
+}
+
+impl Drop for PoolGuard<'_> {
+    fn drop(&mut self) {
+        let Some(mut guard) = self.guard.take() else {
+            return;
+        };
+        let replies = std::mem::take(&mut guard.replies);
+        drop(guard);
+        send_replies(replies);
+    }
+}
+
+/// Answers taken from [`Pool::replies`]; send them with the pool unlocked.
+pub(super) type Replies = Vec<(Reply, Result<CallReturn, CallError>)>;
+
+/// Sends `replies` (the pool must not be locked by this thread).
+pub(super) fn send_replies(replies: Replies) {
+    for (reply, outcome) in replies {
+        let _ = reply.send(outcome);
     }
 }
 
@@ -277,6 +359,8 @@ pub(super) struct Pool {
     /// Until when the manager thread sleeps (`None`: until woken): a call whose deadline is
     /// later needs no wake-up.
     pub manager_until: Option<Instant>,
+    /// Answers decided under the lock, sent when it is released ([`PoolGuard`]).
+    pub replies: Replies,
 }
 
 impl Pool {
@@ -295,6 +379,7 @@ impl Pool {
             unavailable: None,
             last_exit: None,
             load_error: None,
+            replies: Vec::new(),
             manager_until: None,
         }
     }
@@ -443,7 +528,7 @@ impl Pool {
             }),
         };
         if let Some(reply) = reply {
-            let _ = reply.send(answer);
+            self.replies.push((reply, answer));
         }
         self.next_call(slot)
     }
@@ -473,11 +558,15 @@ impl Pool {
         for call in self.queue.drain(..) {
             match call.deadline {
                 Some(deadline) if deadline <= now => {
-                    let _ = call.reply.send(Err(CallError::TimedOut {
-                        tool: self.tools.get(call.tool).cloned().unwrap_or_default(),
-                        limit,
-                        end: TimeoutEnd::NeverStarted,
-                    }));
+                    let tool = self.tools.get(call.tool).cloned().unwrap_or_default();
+                    self.replies.push((
+                        call.reply,
+                        Err(CallError::TimedOut {
+                            tool,
+                            limit,
+                            end: TimeoutEnd::NeverStarted,
+                        }),
+                    ));
                 }
                 deadline => {
                     next = earliest(next, deadline);
@@ -494,11 +583,14 @@ impl Pool {
                 Some(deadline) if deadline <= now => {
                     let tool = self.tools.get(call.tool).cloned().unwrap_or_default();
                     if let Some(reply) = call.reply.take() {
-                        let _ = reply.send(Err(CallError::TimedOut {
-                            tool: tool.clone(),
-                            limit,
-                            end: TimeoutEnd::WorkerKilled,
-                        }));
+                        self.replies.push((
+                            reply,
+                            Err(CallError::TimedOut {
+                                tool: tool.clone(),
+                                limit,
+                                end: TimeoutEnd::WorkerKilled,
+                            }),
+                        ));
                     }
                     tracing::error!(%tool, pid = worker.pid, "call past its deadline; killing its library process");
                     worker.stop(StopReason::Deadline { tool });
@@ -610,7 +702,7 @@ impl Pool {
             let refusal = self.unavailable_error(now);
             for call in self.queue.drain(..) {
                 if let Some(refusal) = &refusal {
-                    let _ = call.reply.send(Err(refusal.clone()));
+                    self.replies.push((call.reply, Err(refusal.clone())));
                 }
             }
             match &refusal {
@@ -641,11 +733,14 @@ impl Pool {
             tracing::error!("library process{pid} {cause}{during}; {next}");
         }
         if let Some(reply) = call.and_then(|call| call.reply) {
-            let _ = reply.send(Err(CallError::LibraryEnded {
-                tool: tool_name.unwrap_or_default(),
-                cause,
-                next,
-            }));
+            self.replies.push((
+                reply,
+                Err(CallError::LibraryEnded {
+                    tool: tool_name.unwrap_or_default(),
+                    cause,
+                    next,
+                }),
+            ));
         }
     }
 

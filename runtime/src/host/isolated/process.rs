@@ -116,6 +116,9 @@ fn read_worker(shared: &Arc<Shared>, slot: usize, generation: u64, pid: u32, std
 }
 
 fn on_message(shared: &Shared, slot: usize, generation: u64, message: FromWorker) {
+    // The answer is sent after the worker's next frame is written: sending it may complete
+    // the call on this thread (its answer to the client is written here too).
+    let mut replies = Vec::new();
     let write = {
         let mut pool = shared.lock();
         if pool.workers[slot].generation != generation {
@@ -150,11 +153,15 @@ fn on_message(shared: &Shared, slot: usize, generation: u64, message: FromWorker
             // Nobody waits for answers but their callers: no wake-up.
             FromWorker::Returned { id, returned } => {
                 answer = true;
-                pool.returned(slot, id, Ok(returned), shared.config.max_result_bytes)
+                let write = pool.returned(slot, id, Ok(returned), shared.config.max_result_bytes);
+                replies = std::mem::take(&mut pool.replies);
+                write
             }
             FromWorker::TooLarge { id, bytes } => {
                 answer = true;
-                pool.returned(slot, id, Err(bytes), shared.config.max_result_bytes)
+                let write = pool.returned(slot, id, Err(bytes), shared.config.max_result_bytes);
+                replies = std::mem::take(&mut pool.replies);
+                write
             }
             FromWorker::Context { id, what, text } => {
                 answer = true;
@@ -174,6 +181,7 @@ fn on_message(shared: &Shared, slot: usize, generation: u64, message: FromWorker
     if let Some(write) = write {
         pool::write_frame(write);
     }
+    pool::send_replies(replies);
 }
 
 /// Does what a worker's call context asks (ABI 3) through the call's client; a request is
@@ -369,19 +377,9 @@ pub(super) fn manage(shared: Arc<Shared>) {
             }
         }
         pool.manager_until = wake;
-        pool = match wake {
-            Some(at) => {
-                shared
-                    .changed
-                    .wait_timeout(
-                        pool,
-                        at.saturating_duration_since(Instant::now())
-                            .max(Duration::from_millis(1)),
-                    )
-                    .unwrap_or_else(|e| e.into_inner())
-                    .0
-            }
-            None => shared.changed.wait(pool).unwrap_or_else(|e| e.into_inner()),
-        };
+        pool = pool.wait(wake.map(|at| {
+            at.saturating_duration_since(Instant::now())
+                .max(Duration::from_millis(1))
+        }));
     }
 }
