@@ -13,8 +13,9 @@ use crate::dispatch::{DispatchError, ToolOutcome};
 use crate::lifecycle::{Era, STATELESS_VERSION};
 use crate::mcp::{call_tool_response, RawArguments, LARGE_ARGUMENTS};
 use rmcp::model::{
-    CallToolRequest, ClientJsonRpcMessage, ClientRequest, GetExtensions, GetMeta, JsonRpcMessage,
-    JsonRpcRequest, ProtocolVersion, RequestId, ServerJsonRpcMessage, ServerResult,
+    CallToolRequest, ClientJsonRpcMessage, ClientRequest, GetExtensions, GetMeta,
+    InitializeRequest, JsonRpcMessage, JsonRpcRequest, ProtocolVersion, RequestId,
+    ServerJsonRpcMessage, ServerResult,
 };
 use std::sync::Arc;
 
@@ -91,20 +92,27 @@ pub fn answer(
 
 /// `text` (a message as [`crate::jsonrpc::Request::for_rmcp`] writes it, whose method is
 /// `method`) read as rmcp reads it. rmcp's [`ClientRequest`] is an untagged union tried kind by
-/// kind, each failure a formatted error: a `tools/call` is read as a [`CallToolRequest`] first,
-/// which is what rmcp makes of it whenever that reading succeeds (every kind before it in the
-/// union needs another method); anything else, and a `tools/call` that is not one, is read as
-/// rmcp reads it.
+/// kind, each failure a formatted error: a `tools/call` is read as a [`CallToolRequest`] first
+/// (and an `initialize`, the first line of every handshake, as an [`InitializeRequest`]), which
+/// is what rmcp makes of it whenever that reading succeeds (every kind before it in the union
+/// needs another method); anything else, and a message that is not one, is read as rmcp reads
+/// it.
 pub fn read_client_message(text: &str, method: &str) -> serde_json::Result<ClientJsonRpcMessage> {
-    if method == "tools/call" {
-        if let Ok(call) = serde_json::from_str::<JsonRpcRequest<CallToolRequest>>(text) {
-            return Ok(ClientJsonRpcMessage::Request(JsonRpcRequest::new(
-                call.id,
-                ClientRequest::CallToolRequest(call.request),
-            )));
-        }
+    let request = match method {
+        "tools/call" => serde_json::from_str::<JsonRpcRequest<CallToolRequest>>(text)
+            .ok()
+            .map(|call| (call.id, ClientRequest::CallToolRequest(call.request))),
+        "initialize" => serde_json::from_str::<JsonRpcRequest<InitializeRequest>>(text)
+            .ok()
+            .map(|init| (init.id, ClientRequest::InitializeRequest(init.request))),
+        _ => None,
+    };
+    match request {
+        Some((id, request)) => Ok(ClientJsonRpcMessage::Request(JsonRpcRequest::new(
+            id, request,
+        ))),
+        None => serde_json::from_str(text),
     }
-    serde_json::from_str(text)
 }
 
 #[cfg(test)]
@@ -137,6 +145,35 @@ mod tests {
                 rmcp.as_ref().map_err(ToString::to_string),
                 "{text}"
             );
+        }
+    }
+
+    #[test]
+    fn initialize_is_read_as_rmcp_reads_it() {
+        let params = [
+            r#"{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}"#,
+            r#"{"protocolVersion":"2024-11-05","capabilities":{"roots":{"listChanged":true},"sampling":{}},"clientInfo":{"name":"c","version":"1","title":"T"},"_meta":{"k":1}}"#,
+            r#"{"protocolVersion":"1999-01-01","capabilities":{},"clientInfo":{"name":"c","version":"1"},"extra":[1]}"#,
+            r#"{"capabilities":{},"clientInfo":{"name":"c","version":"1"}}"#,
+            r#"{"protocolVersion":7,"capabilities":{},"clientInfo":{"name":"c","version":"1"}}"#,
+            r#"{"protocolVersion":"2025-06-18"}"#,
+            r#"[]"#,
+        ];
+        for params in params {
+            for id in ["1", r#""a""#] {
+                let text = format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"method":"initialize","params":{params}}}"#
+                );
+                let ours =
+                    read_client_message(&text, "initialize").map(|m| serde_json::to_value(m).ok());
+                let rmcp = serde_json::from_str::<ClientJsonRpcMessage>(&text)
+                    .map(|m| serde_json::to_value(m).ok());
+                assert_eq!(
+                    ours.as_ref().map_err(ToString::to_string),
+                    rmcp.as_ref().map_err(ToString::to_string),
+                    "{text}"
+                );
+            }
         }
     }
 }

@@ -108,6 +108,8 @@ impl LibraryHost {
     pub fn open(path: &Path, options: &HostOptions) -> Result<LibraryHost, LoadError> {
         let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         let symbols = open_library(&path)?;
+        // The steps of a start, timed by the log's timestamps (docs/performance.md).
+        tracing::debug!("library mapped");
         let missing = |symbol: &str, why: &str| LoadError::MissingExport {
             library: path.clone(),
             symbol: symbol.to_string(),
@@ -212,6 +214,7 @@ impl LibraryHost {
             exports.push(export);
         }
 
+        tracing::debug!("manifest read");
         match init_rx.recv() {
             Ok(Ok(())) => {}
             Ok(Err((status, message))) => {

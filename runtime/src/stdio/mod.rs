@@ -479,6 +479,7 @@ pub fn serve_stdio(
             },
             other => Reading::Stream(other),
         };
+        tracing::debug!("stdio ready");
         serve_lines(server, reading, writer, sync_output, ordered, true).await
     });
     runtime.shutdown_background();
