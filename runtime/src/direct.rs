@@ -119,6 +119,21 @@ pub fn read_client_message(text: &str, method: &str) -> serde_json::Result<Clien
 mod tests {
     use super::*;
 
+    /// `read_client_message` makes of `id`, `method` and `params` what rmcp makes of them
+    /// (the same message, or the same error).
+    fn read_as_rmcp_reads(id: &str, method: &str, params: &str) {
+        let text =
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#);
+        let ours = read_client_message(&text, method).map(|m| serde_json::to_value(m).ok());
+        let rmcp = serde_json::from_str::<ClientJsonRpcMessage>(&text)
+            .map(|m| serde_json::to_value(m).ok());
+        assert_eq!(
+            ours.as_ref().map_err(ToString::to_string),
+            rmcp.as_ref().map_err(ToString::to_string),
+            "{text}"
+        );
+    }
+
     #[test]
     fn tool_calls_are_read_as_rmcp_reads_them() {
         let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"progressToken":"p"}"#;
@@ -134,17 +149,7 @@ mod tests {
             r#"{"name":"t","task":{"ttl":1},"extra":null}"#.to_string(),
         ];
         for params in params {
-            let text =
-                format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{params}}}"#);
-            let ours =
-                read_client_message(&text, "tools/call").map(|m| serde_json::to_value(m).ok());
-            let rmcp = serde_json::from_str::<ClientJsonRpcMessage>(&text)
-                .map(|m| serde_json::to_value(m).ok());
-            assert_eq!(
-                ours.as_ref().map_err(ToString::to_string),
-                rmcp.as_ref().map_err(ToString::to_string),
-                "{text}"
-            );
+            read_as_rmcp_reads("3", "tools/call", &params);
         }
     }
 
@@ -161,18 +166,7 @@ mod tests {
         ];
         for params in params {
             for id in ["1", r#""a""#] {
-                let text = format!(
-                    r#"{{"jsonrpc":"2.0","id":{id},"method":"initialize","params":{params}}}"#
-                );
-                let ours =
-                    read_client_message(&text, "initialize").map(|m| serde_json::to_value(m).ok());
-                let rmcp = serde_json::from_str::<ClientJsonRpcMessage>(&text)
-                    .map(|m| serde_json::to_value(m).ok());
-                assert_eq!(
-                    ours.as_ref().map_err(ToString::to_string),
-                    rmcp.as_ref().map_err(ToString::to_string),
-                    "{text}"
-                );
+                read_as_rmcp_reads(id, "initialize", params);
             }
         }
     }

@@ -86,7 +86,7 @@ impl std::fmt::Debug for McpServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpServer")
             .field("identity", self.dispatch.identity())
-            .field("tools", &self.dispatch.tools().len())
+            .field("tools", &self.tools.get().map(Vec::len))
             .finish()
     }
 }
