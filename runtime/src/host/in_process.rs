@@ -484,6 +484,8 @@ impl ToolHost for LibraryHost {
 /// The next call for a library thread; `None` when the host is gone. With idle work
 /// installed the thread runs it while nothing is queued.
 fn next_job(receiver: &Mutex<mpsc::Receiver<Option<Job>>>, shared: &Threads) -> Option<Job> {
+    #[cfg(not(target_os = "linux"))]
+    let _ = shared;
     let Ok(receiver) = receiver.lock() else {
         return None;
     };

@@ -96,6 +96,7 @@ pub(crate) fn sleep_until(at: Instant) -> Sleep {
 /// Completes at `at` or up to `slack` later: registering it wakes the timer thread only when
 /// the thread would otherwise sleep past `at + slack`. Entries registered again and again
 /// (one per call) then cost no wake-up each, while the thread wakes about once per `slack`.
+#[cfg(target_os = "linux")]
 pub(crate) fn sleep_until_lazily(at: Instant, slack: Duration) -> Sleep {
     Sleep {
         at,

@@ -284,11 +284,13 @@ impl Connection {
     }
 
     /// Answers in request order with one tool call at a time (one library thread).
+    #[cfg(target_os = "linux")]
     pub fn ordered(&self) -> bool {
         self.ordered
     }
 
     /// End of input was read, or writing stopped.
+    #[cfg(target_os = "linux")]
     pub fn input_done(&self) -> bool {
         self.eof || self.closed
     }

@@ -101,6 +101,7 @@ impl LineBuffer {
     }
 
     /// Whether a complete line (or the end) is buffered.
+    #[cfg(target_os = "linux")]
     pub fn has_line(&self) -> bool {
         self.eof || self.buffer[self.scanned.max(self.start)..].contains(&b'\n')
     }
@@ -183,6 +184,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(target_os = "linux")]
     fn the_buffer_says_when_a_line_is_complete() {
         let mut buffer = LineBuffer::default();
         assert!(buffer.next_line().is_none());

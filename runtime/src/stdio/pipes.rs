@@ -10,6 +10,7 @@
 //! Anything else (a file, a socket, a terminal, other systems) uses the blocking-pool handles.
 
 use std::pin::Pin;
+#[cfg(target_os = "linux")]
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -49,7 +50,10 @@ impl SyncOutput {
         #[cfg(target_os = "linux")]
         return self.pipe.try_write(bytes);
         #[cfg(not(target_os = "linux"))]
-        return Err(std::io::ErrorKind::WouldBlock.into());
+        return {
+            let _ = bytes;
+            Err(std::io::ErrorKind::WouldBlock.into())
+        };
     }
 }
 
