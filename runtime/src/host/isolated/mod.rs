@@ -15,6 +15,7 @@ pub mod framing;
 mod pool;
 mod process;
 mod relay;
+mod shared;
 pub mod worker;
 
 pub use pool::{
@@ -28,8 +29,9 @@ use super::{
     HostState, ToolHost,
 };
 use crate::error::LoadError;
-use pool::{Config, Pending, Phase, Pool, Shared, StopReason, WorkerState};
+use pool::{Pending, Phase, Pool, StopReason, WorkerState};
 use serde::Serialize;
+use shared::{Config, Shared};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -358,7 +360,7 @@ impl ToolHost for IsolatedHost {
         Box::pin(self.call_async(index, args, control))
     }
 
-    /// Answers are sent with the pool unlocked (`pool::PoolGuard`).
+    /// Answers are sent with the pool unlocked (`shared::PoolGuard`).
     fn completes_unlocked(&self) -> bool {
         true
     }

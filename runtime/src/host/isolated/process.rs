@@ -3,7 +3,8 @@
 //! the end of an unavailable period).
 
 use super::framing::{self, FromWorker, FRAME_OVERHEAD};
-use super::pool::{self, Phase, Pool, Shared, StopReason, WorkerState, CLOSE_GRACE};
+use super::pool::{self, Phase, Pool, StopReason, WorkerState, CLOSE_GRACE};
+use super::shared::{send_replies, Shared};
 use std::io::BufReader;
 use std::process::{ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
@@ -116,10 +117,7 @@ fn read_worker(shared: &Arc<Shared>, slot: usize, generation: u64, pid: u32, std
 }
 
 fn on_message(shared: &Shared, slot: usize, generation: u64, message: FromWorker) {
-    // The answer is sent after the worker's next frame is written: sending it may complete
-    // the call on this thread (its answer to the client is written here too).
-    let mut replies = Vec::new();
-    let write = {
+    let (write, replies) = {
         let mut pool = shared.lock();
         if pool.workers[slot].generation != generation {
             return;
@@ -153,35 +151,32 @@ fn on_message(shared: &Shared, slot: usize, generation: u64, message: FromWorker
             // Nobody waits for answers but their callers: no wake-up.
             FromWorker::Returned { id, returned } => {
                 answer = true;
-                let write = pool.returned(slot, id, Ok(returned), shared.config.max_result_bytes);
-                replies = std::mem::take(&mut pool.replies);
-                write
+                pool.returned(slot, id, Ok(returned), shared.config.max_result_bytes)
             }
             FromWorker::TooLarge { id, bytes } => {
                 answer = true;
-                let write = pool.returned(slot, id, Err(bytes), shared.config.max_result_bytes);
-                replies = std::mem::take(&mut pool.replies);
-                write
+                pool.returned(slot, id, Err(bytes), shared.config.max_result_bytes)
             }
             FromWorker::Context { id, what, text } => {
-                answer = true;
                 let running = pool.running(id);
                 drop(pool);
                 relay_context(id, running, what, text);
-                None
+                return;
             }
         };
         if !answer {
             // A starting host and the manager wait for hellos.
             shared.changed.notify_all();
         }
-        write
+        // Taken from the guard, so that they are not sent when it drops.
+        (write, std::mem::take(&mut pool.replies))
     };
-    // The next call's frame, written once the pool's lock is released.
+    // The next call's frame first, then the answers: sending one may complete its call on this
+    // thread (over stdio its answer to the client is written here too).
     if let Some(write) = write {
         pool::write_frame(write);
     }
-    pool::send_replies(replies);
+    send_replies(replies);
 }
 
 /// Does what a worker's call context asks (ABI 3) through the call's client; a request is
