@@ -392,9 +392,9 @@ pub(super) async fn post(
             let in_flight = app.protocol.register(session, &forward);
             let response = send(service, &parts, &forward).await;
             if let Some(version) = &forward.initialize {
-                if let Some(new_session) = header_text(response.headers(), SESSION_HEADER) {
+                if let Some(new_session) = header_str(response.headers(), SESSION_HEADER) {
                     app.protocol
-                        .remember_session(new_session, version.clone())
+                        .remember_session(new_session.to_string(), version.clone())
                         .await;
                 }
             }
@@ -430,10 +430,6 @@ pub(super) async fn post(
             )
         }
     }
-}
-
-fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
-    header_str(headers, name).map(str::to_string)
 }
 
 fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {

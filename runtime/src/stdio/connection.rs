@@ -16,7 +16,7 @@
 //! - a plain `tools/call` may skip rmcp ([`super::direct`]): it is then started by the reader,
 //!   and its answer takes its place in the order like any other.
 
-use super::direct::{self, DirectCall};
+use super::direct::DirectCall;
 use super::lines::KEPT_PREFIX;
 use crate::dispatch::CallControl;
 use crate::jsonrpc::{self, code, EnvelopeError, IdKey, Incoming, Kind, RawId, Request};
@@ -550,7 +550,7 @@ impl Connection {
         if !ready {
             return None;
         }
-        direct::direct_call(request, &self.era, meta_version)
+        crate::direct::direct_call(request, &self.era, meta_version)
             .filter(|(name, _)| !self.context_tools.contains(name))
     }
 

@@ -5,10 +5,11 @@
 //! several times the cost of validating and running the call. A call that needs nothing of
 //! rmcp's session therefore goes from the line reader straight to the dispatcher
 //! ([`crate::dispatch::Dispatch::call_tool`]), and its answer is built from rmcp's own result
-//! types with the same era rules rmcp applies ([`answer`]), so the text is the one rmcp writes.
+//! types with the same era rules rmcp applies ([`crate::direct::answer`]), so the text is the
+//! one rmcp writes.
 //!
-//! A request takes the direct path ([`direct_call`]) only when all of these hold; anything
-//! else goes through rmcp as before:
+//! A request takes the direct path ([`crate::direct::direct_call`]) only when all of these
+//! hold; anything else goes through rmcp as before:
 //! - it is a single `tools/call` (not in a batch) that rmcp's types read as one, with arguments
 //!   of at most [`LARGE_ARGUMENTS`](crate::mcp::LARGE_ARGUMENTS) bytes (larger ones are
 //!   validated on a blocking thread);
@@ -28,7 +29,6 @@
 //! (`notifications/cancelled`) cancels its [`CallControl`]; deadlines and result limits are the
 //! host's, as on the rmcp path.
 
-pub use crate::direct::{answer, direct_call};
 use crate::dispatch::CallControl;
 use std::sync::Arc;
 

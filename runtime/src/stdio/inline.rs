@@ -36,14 +36,9 @@ pub struct InlineTask {
 }
 
 impl InlineTask {
-    /// Polls `future` once now, on this thread, and then on every wake until it completes.
-    /// Call inside a tokio runtime: its context is entered for every poll.
-    pub fn start(future: impl Future<Output = ()> + Send + 'static) {
-        Self::start_in(&tokio::runtime::Handle::current(), future);
-    }
-
-    /// [`Self::start`] from outside the runtime, whose context `runtime` is entered to poll.
-    pub fn start_in(
+    /// Polls `future` once now, on this thread, and then on every wake until it completes;
+    /// `runtime`'s context is entered for every poll.
+    pub fn start(
         runtime: &tokio::runtime::Handle,
         future: impl Future<Output = ()> + Send + 'static,
     ) {
@@ -123,7 +118,7 @@ mod tests {
     async fn completes_on_the_thread_that_wakes_it() {
         let (send, receive) = tokio::sync::oneshot::channel::<u32>();
         let (done_send, done) = std::sync::mpsc::channel();
-        InlineTask::start(async move {
+        InlineTask::start(&tokio::runtime::Handle::current(), async move {
             let value = receive.await.unwrap_or_default();
             let _ = done_send.send((value, std::thread::current().name().map(str::to_string)));
         });
@@ -143,15 +138,18 @@ mod tests {
     async fn a_wake_during_a_poll_polls_again() {
         let polls = Arc::new(AtomicUsize::new(0));
         let counted = Arc::clone(&polls);
-        InlineTask::start(std::future::poll_fn(move |cx| {
-            // Wakes itself twice while being polled, then completes on the third poll.
-            if counted.fetch_add(1, Ordering::SeqCst) < 2 {
-                cx.waker().wake_by_ref();
-                Poll::Pending
-            } else {
-                Poll::Ready(())
-            }
-        }));
+        InlineTask::start(
+            &tokio::runtime::Handle::current(),
+            std::future::poll_fn(move |cx| {
+                // Wakes itself twice while being polled, then completes on the third poll.
+                if counted.fetch_add(1, Ordering::SeqCst) < 2 {
+                    cx.waker().wake_by_ref();
+                    Poll::Pending
+                } else {
+                    Poll::Ready(())
+                }
+            }),
+        );
         assert_eq!(polls.load(Ordering::SeqCst), 3);
     }
 }

@@ -17,7 +17,6 @@
 //! one that pauses.
 
 use super::connection;
-use super::inline::InlineTask;
 use super::lines::{Line, LineBuffer};
 use super::{Shared, MAX_BACKLOG};
 use crate::dispatch::Dispatch;
@@ -265,14 +264,7 @@ impl LibraryInput {
             return;
         }
         for call in direct_calls {
-            let shared = Arc::clone(shared);
-            let dispatch = Arc::clone(&self.dispatch);
-            InlineTask::start_in(&self.runtime, async move {
-                let outcome = dispatch
-                    .call_tool(&call.name, call.arguments.as_deref(), call.control)
-                    .await;
-                super::reader::finish_direct(&shared, call.internal, call.stateless, outcome);
-            });
+            super::reader::start_inline(&self.runtime, shared, &self.dispatch, call);
         }
     }
 }

@@ -10,7 +10,7 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
 
 /// Room made in the buffer before each read.
-pub const READ_SIZE: usize = 64 * 1024;
+const READ_SIZE: usize = 64 * 1024;
 
 /// How much of an over-long line is kept to read its id from.
 pub const KEPT_PREFIX: usize = 4096;

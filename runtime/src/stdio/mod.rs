@@ -86,9 +86,6 @@ struct Shared {
     sync_output: Option<SyncOutput>,
     /// The library thread reads the input (`stdio/library_input.rs`).
     library_reads: std::sync::atomic::AtomicBool,
-    /// Work the writer does once it has written the first answer (building the tool list:
-    /// [`McpServer::prepare`]), so that `initialize` is not answered later for it.
-    after_first_write: Mutex<Option<Box<dyn FnOnce() + Send>>>,
 }
 
 impl Shared {
@@ -212,16 +209,27 @@ impl LineTransport {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        Self::start_with(Reading::Stream(reader), writer, None, ordered, dispatch)
+        Self::start_with(
+            Reading::Stream(reader),
+            writer,
+            None,
+            ordered,
+            dispatch,
+            None,
+        )
     }
 
-    /// [`Self::start`], with `writer` also writable from other threads as `sync_output`.
+    /// [`Self::start`], with `writer` also writable from other threads as `sync_output`. The
+    /// writer builds the tool list of `prepare` ([`McpServer::prepare`]) once it has written
+    /// the first answer, while the client reads it, so that `initialize` is not answered later
+    /// for it.
     fn start_with<R, W>(
         reading: Reading<R>,
         writer: W,
         sync_output: Option<SyncOutput>,
         ordered: bool,
         dispatch: Option<Arc<dyn Dispatch>>,
+        prepare: Option<McpServer>,
     ) -> (LineTransport, tokio::task::JoinHandle<std::io::Result<()>>)
     where
         R: AsyncRead + Unpin + Send + 'static,
@@ -245,7 +253,6 @@ impl LineTransport {
             finished: Notify::new(),
             sync_output,
             library_reads: std::sync::atomic::AtomicBool::new(false),
-            after_first_write: Mutex::new(None),
         });
         match reading {
             Reading::Stream(reader) => {
@@ -254,13 +261,18 @@ impl LineTransport {
             #[cfg(target_os = "linux")]
             Reading::Pipe(fd) => read_pipe(fd, &shared, dispatch),
         }
-        let writing = tokio::spawn(write(writer, Arc::clone(&shared)));
+        let writing = tokio::spawn(write(writer, Arc::clone(&shared), prepare));
         (LineTransport { shared }, writing)
     }
 }
 
-/// The writer task: writes what the connection says is due, until everything is written.
-async fn write<W: AsyncWrite + Unpin>(mut writer: W, shared: Arc<Shared>) -> std::io::Result<()> {
+/// The writer task: writes what the connection says is due, until everything is written; the
+/// first write done, builds the tool list of `prepare`.
+async fn write<W: AsyncWrite + Unpin>(
+    mut writer: W,
+    shared: Arc<Shared>,
+    mut prepare: Option<McpServer>,
+) -> std::io::Result<()> {
     loop {
         let woken = shared.for_writer.notified();
         tokio::pin!(woken);
@@ -282,13 +294,8 @@ async fn write<W: AsyncWrite + Unpin>(mut writer: W, shared: Arc<Shared>) -> std
                 return Err(error);
             }
             shared.for_reader.notify_one();
-            let work = shared
-                .after_first_write
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .take();
-            if let Some(work) = work {
-                work();
+            if let Some(server) = prepare.take() {
+                server.prepare();
             }
         }
         if finished {
@@ -515,15 +522,15 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let dispatch = direct.then(|| Arc::clone(server.dispatch()));
-    let (transport, writing) =
-        LineTransport::start_with(reading, writer, sync_output, ordered, dispatch);
+    let (transport, writing) = LineTransport::start_with(
+        reading,
+        writer,
+        sync_output,
+        ordered,
+        dispatch,
+        Some(server.clone()),
+    );
     let shared = Arc::clone(&transport.shared);
-    let prepared = server.clone();
-    *shared
-        .after_first_write
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner) =
-        Some(Box::new(move || prepared.prepare()));
     let outcome = match rmcp::serve_server(server, transport).await {
         Ok(running) => {
             // Normally rmcp ends once input is finished and every request answered; the writer

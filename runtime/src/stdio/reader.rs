@@ -1,7 +1,7 @@
 //! The stdio thread's reader: lines to the connection, direct calls started in request order.
 
 use super::connection::{self, Prepared};
-use super::direct::{self, DirectCall};
+use super::direct::DirectCall;
 use super::inline::InlineTask;
 use super::lines::{Line, LineReader};
 use super::{Shared, LARGE_LINE, MAX_BACKLOG};
@@ -189,13 +189,13 @@ pub(super) fn apply(shared: &Shared, prepared: Prepared) -> (Vec<DirectCall>, bo
 }
 
 /// Records a direct call's outcome as its answer ([`Shared::deliver`]).
-pub(super) fn finish_direct(
+fn finish_direct(
     shared: &Shared,
     internal: i64,
     stateless: bool,
     outcome: Result<crate::dispatch::ToolOutcome, crate::dispatch::DispatchError>,
 ) {
-    let text = match direct::answer(internal, stateless, outcome) {
+    let text = match crate::direct::answer(internal, stateless, outcome) {
         Ok(text) => text,
         Err(error) => {
             tracing::error!(%error, "cannot write the answer of a tool call");
@@ -207,6 +207,25 @@ pub(super) fn finish_direct(
         }
     };
     shared.deliver(internal, &text);
+}
+
+/// Starts a direct call whose first poll is here and whose rest runs on the thread that
+/// completes it (`stdio/inline.rs`), which also writes its answer; `runtime`'s context is
+/// entered for every poll.
+pub(super) fn start_inline(
+    runtime: &tokio::runtime::Handle,
+    shared: &Arc<Shared>,
+    dispatch: &Arc<dyn Dispatch>,
+    call: DirectCall,
+) {
+    let shared = Arc::clone(shared);
+    let dispatch = Arc::clone(dispatch);
+    InlineTask::start(runtime, async move {
+        let outcome = dispatch
+            .call_tool(&call.name, call.arguments.as_deref(), call.control)
+            .await;
+        finish_direct(&shared, call.internal, call.stateless, outcome);
+    });
 }
 
 /// Starts a direct call: its first poll (argument validation, and the call queued for the
@@ -222,6 +241,10 @@ async fn start_direct(
     call: DirectCall,
     alone: bool,
 ) {
+    if alone && shared.sync_output.is_some() && dispatch.completes_unlocked() {
+        start_inline(&tokio::runtime::Handle::current(), shared, dispatch, call);
+        return;
+    }
     let DirectCall {
         internal,
         name,
@@ -232,17 +255,6 @@ async fn start_direct(
     let finish =
         move |shared: &Shared, outcome| finish_direct(shared, internal, stateless, outcome);
     let dispatch = Arc::clone(dispatch);
-    if alone && shared.sync_output.is_some() && dispatch.completes_unlocked() {
-        // The first poll is here; the rest runs on the thread that completes the call.
-        let shared = Arc::clone(shared);
-        InlineTask::start(async move {
-            let outcome = dispatch
-                .call_tool(&name, arguments.as_deref(), control)
-                .await;
-            finish(&shared, outcome);
-        });
-        return;
-    }
     let mut running = Box::pin(async move {
         dispatch
             .call_tool(&name, arguments.as_deref(), control)
