@@ -167,13 +167,13 @@ async fn main() {
         "throughput: {:.0} req/s",
         answered as f64 / elapsed.as_secs_f64()
     );
-    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
     println!(
-        "latency ms: p50 {:.2}  p90 {:.2}  p99 {:.2}  max {:.2}",
-        ms(percentile(&latencies, 50.0)),
-        ms(percentile(&latencies, 90.0)),
-        ms(percentile(&latencies, 99.0)),
-        ms(latencies.last().copied().unwrap_or_default())
+        "latency µs: p50 {:.1}  p90 {:.1}  p99 {:.1}  max {:.1}",
+        us(percentile(&latencies, 50.0)),
+        us(percentile(&latencies, 90.0)),
+        us(percentile(&latencies, 99.0)),
+        us(latencies.last().copied().unwrap_or_default())
     );
     for line in wrong.iter().take(5) {
         eprintln!("wrong answer: {line}");

@@ -58,6 +58,12 @@ pub struct Args {
         requires = "isolate"
     )]
     pub on_cancel: CancelPolicy,
+    /// How long, in microseconds, a thread waiting for the next request keeps looking for it
+    /// (yielding its CPU) before it sleeps: the library thread, and with --isolate the workers
+    /// and their readers (0: sleep at once). Saves the wake-up of a sleeping thread when
+    /// requests follow each other closely, for up to this much CPU time after the last one.
+    #[arg(long, value_name = "MICROS", default_value_t = host::busy_poll::DEFAULT_BUSY_POLL.as_micros() as u64)]
+    pub busy_poll: u64,
     /// Largest string a tool may return (result or error message), in bytes; longer ones
     /// are a tool error.
     #[arg(long, value_name = "BYTES", default_value_t = host::DEFAULT_MAX_RESULT_BYTES)]
@@ -158,6 +164,7 @@ pub fn run(args: Args) -> miette::Result<ExitCode> {
         threads: args.threads,
         call_timeout: (args.call_timeout > 0).then(|| Duration::from_secs(args.call_timeout)),
         max_result_bytes: args.max_result_bytes,
+        busy_poll: Duration::from_micros(args.busy_poll),
     };
     let isolation = match args.isolate {
         false => None,

@@ -6,6 +6,7 @@
 //! the [`IdleWork`] when its queue is empty, and a call queued by another thread raises the
 //! [`JobSignal`], which the work waits for beside its own input.
 
+use super::busy_poll::BusyPoll;
 use std::cell::Cell;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,8 +15,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 pub trait IdleWork: Send + Sync {
     /// Runs on the library thread while its queue is empty. Returns when `signal` was raised
     /// (a call may have been queued), or after queueing calls itself; the thread then runs
-    /// what is queued and calls it again.
-    fn idle(&self, signal: &JobSignal);
+    /// what is queued and calls it again. Waiting for its input, it busy polls with
+    /// `busy_poll` first, the library thread's own.
+    fn idle(&self, signal: &JobSignal, busy_poll: &mut BusyPoll);
 
     /// Runs on the library thread before each call it takes from its queue.
     fn before_call(&self) {}

@@ -16,6 +16,7 @@
 //! at its deadline, or cancelled by the client before it started, is never run; one cancelled
 //! while running runs to its end and its result is dropped.
 
+use super::busy_poll::BusyPoll;
 use super::state::{HostState, HostStatus, Isolation, RunningCall};
 use super::{
     timer, ArgValue, CallControl, CallError, CallReturn, HostCallFuture, HostLibrary, HostOptions,
@@ -72,6 +73,8 @@ struct Threads {
     /// What the one library thread does while nothing is queued ([`ToolHost::set_idle_work`]).
     #[cfg(target_os = "linux")]
     idle: std::sync::OnceLock<super::idle::IdleSlot>,
+    /// How long a library thread with nothing to do keeps looking for a call before it sleeps.
+    busy_poll: Duration,
 }
 
 impl Threads {
@@ -157,6 +160,7 @@ impl LibraryHost {
             queued: AtomicUsize::new(0),
             #[cfg(target_os = "linux")]
             idle: std::sync::OnceLock::new(),
+            busy_poll: options.busy_poll,
         });
         let (jobs, receiver) = mpsc::channel::<Option<Job>>();
         let receiver = Arc::new(Mutex::new(receiver));
@@ -482,8 +486,12 @@ impl ToolHost for LibraryHost {
 }
 
 /// The next call for a library thread; `None` when the host is gone. With idle work
-/// installed the thread runs it while nothing is queued.
-fn next_job(receiver: &Mutex<mpsc::Receiver<Option<Job>>>, shared: &Threads) -> Option<Job> {
+/// installed the thread runs it while nothing is queued. Either busy polls first.
+fn next_job(
+    receiver: &Mutex<mpsc::Receiver<Option<Job>>>,
+    shared: &Threads,
+    busy_poll: &mut BusyPoll,
+) -> Option<Job> {
     #[cfg(not(target_os = "linux"))]
     let _ = shared;
     let Ok(receiver) = receiver.lock() else {
@@ -499,15 +507,23 @@ fn next_job(receiver: &Mutex<mpsc::Receiver<Option<Job>>>, shared: &Threads) -> 
                 Ok(None) => continue,
                 Err(mpsc::TryRecvError::Disconnected) => return None,
                 Err(mpsc::TryRecvError::Empty) => {
-                    idle.work.idle(&idle.signal);
+                    idle.work.idle(&idle.signal, busy_poll);
                     continue;
                 }
             }
         }
-        match receiver.recv() {
+        let received = busy_poll.wait(
+            || match receiver.try_recv() {
+                Ok(job) => Some(Ok(job)),
+                Err(mpsc::TryRecvError::Empty) => None,
+                Err(mpsc::TryRecvError::Disconnected) => Some(Err(())),
+            },
+            || receiver.recv().map_err(|_| ()),
+        );
+        match received {
             Ok(Some(job)) => return Some(job),
             Ok(None) => continue,
-            Err(_) => return None,
+            Err(()) => return None,
         }
     }
 }
@@ -521,8 +537,9 @@ fn library_thread(
 ) {
     #[cfg(target_os = "linux")]
     super::idle::mark_library_thread();
+    let mut busy_poll = BusyPoll::new(shared.busy_poll);
     loop {
-        let Some(job) = next_job(receiver, shared) else {
+        let Some(job) = next_job(receiver, shared, &mut busy_poll) else {
             return;
         };
         #[cfg(target_os = "linux")]

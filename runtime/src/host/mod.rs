@@ -13,8 +13,10 @@
 //!
 //! Both enforce the call deadline ([`HostOptions::call_timeout`]), the result size limit
 //! ([`HostOptions::max_result_bytes`]) and the client's cancellation ([`CallControl`]), and
-//! report their state ([`HostState`]) for the status page and `mcp_get_version`.
+//! report their state ([`HostState`]) for the status page and `mcp_get_version`. Threads that
+//! wait for a request busy poll first ([`busy_poll`]).
 
+pub mod busy_poll;
 #[cfg(target_os = "linux")]
 pub mod idle;
 pub mod in_process;
@@ -57,6 +59,9 @@ pub struct HostOptions {
     pub call_timeout: Option<Duration>,
     /// Largest string (result or error message) a call may return, in bytes.
     pub max_result_bytes: usize,
+    /// How long a thread waiting for its next request keeps looking for it before it sleeps
+    /// ([`busy_poll`]); zero: it sleeps at once.
+    pub busy_poll: Duration,
 }
 
 impl Default for HostOptions {
@@ -66,6 +71,7 @@ impl Default for HostOptions {
             threads: 1,
             call_timeout: Some(DEFAULT_CALL_TIMEOUT),
             max_result_bytes: DEFAULT_MAX_RESULT_BYTES,
+            busy_poll: busy_poll::DEFAULT_BUSY_POLL,
         }
     }
 }

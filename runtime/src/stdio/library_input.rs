@@ -20,6 +20,7 @@ use super::connection;
 use super::lines::{Line, LineBuffer};
 use super::{Shared, MAX_BACKLOG};
 use crate::dispatch::Dispatch;
+use crate::host::busy_poll::BusyPoll;
 use crate::host::idle::{IdleWork, JobSignal};
 use crate::host::timer::{sleep_until_lazily, Sleep};
 use std::future::Future;
@@ -170,8 +171,9 @@ impl LibraryInput {
         }
     }
 
-    /// Reads until lines are handled or `signal` (a call queued by another thread) is raised.
-    fn read_and_handle(&self, signal: &JobSignal) {
+    /// Reads until lines are handled or `signal` (a call queued by another thread) is raised;
+    /// waiting for input, it busy polls with `busy_poll` first.
+    fn read_and_handle(&self, signal: &JobSignal, busy_poll: &mut BusyPoll) {
         loop {
             let backlog_full = self.shared.lock().backlog() >= MAX_BACKLOG;
             let mut state = self.input.lock();
@@ -185,7 +187,8 @@ impl LibraryInput {
             if state.owner == Owner::Stdio || state.ended {
                 drop(state);
                 self.input.library_idle.notify_one();
-                let ready = wait(&[signal.fd(), self.input.returned.fd()]);
+                let ready = BusyPoll::new(Duration::ZERO)
+                    .wait_readable(&[signal.fd(), self.input.returned.fd()]);
                 if ready[0] {
                     signal.drain();
                 }
@@ -226,7 +229,7 @@ impl LibraryInput {
                 Ok(_) => {}
                 Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
                     drop(state);
-                    if wait(&[self.input.fd.as_raw_fd(), signal.fd()])[1] {
+                    if busy_poll.wait_readable(&[self.input.fd.as_raw_fd(), signal.fd()])[1] {
                         signal.drain();
                         break;
                     }
@@ -270,9 +273,9 @@ impl LibraryInput {
 }
 
 impl IdleWork for LibraryInput {
-    fn idle(&self, signal: &JobSignal) {
+    fn idle(&self, signal: &JobSignal, busy_poll: &mut BusyPoll) {
         self.watchdog().take();
-        self.read_and_handle(signal);
+        self.read_and_handle(signal, busy_poll);
     }
 
     fn before_call(&self) {
@@ -308,29 +311,6 @@ fn read_into(fd: &OwnedFd, buffer: &mut Vec<u8>) -> std::io::Result<usize> {
     // SAFETY: `read` bytes after the old length were written by the kernel.
     unsafe { buffer.set_len(buffer.len() + read) };
     Ok(read)
-}
-
-/// Waits until one of `fds` is readable (or hung up); returns which are.
-fn wait<const N: usize>(fds: &[i32; N]) -> [bool; N] {
-    let mut polled: Vec<libc::pollfd> = fds
-        .iter()
-        .map(|&fd| libc::pollfd {
-            fd,
-            events: libc::POLLIN,
-            revents: 0,
-        })
-        .collect();
-    loop {
-        // SAFETY: `polled` is a live array of `polled.len()` pollfd entries.
-        let ready = unsafe { libc::poll(polled.as_mut_ptr(), polled.len() as libc::nfds_t, -1) };
-        if ready >= 0 {
-            break;
-        }
-        if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
-            break;
-        }
-    }
-    std::array::from_fn(|i| polled.get(i).is_some_and(|p| p.revents != 0))
 }
 
 /// The stdio thread's reader while the library thread reads: it waits until the input is

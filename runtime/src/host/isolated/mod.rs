@@ -161,6 +161,7 @@ impl IsolatedHost {
             library: path.clone(),
             manifest_file: options.manifest_file.clone(),
             max_result_bytes: options.max_result_bytes,
+            busy_poll: options.busy_poll,
         };
         let mut args = isolation.command.args.clone();
         args.extend(worker_args.to_args());
@@ -174,6 +175,7 @@ impl IsolatedHost {
                 call_timeout: options.call_timeout,
                 max_result_bytes: options.max_result_bytes,
                 on_cancel: isolation.on_cancel,
+                busy_poll: options.busy_poll,
             },
         });
         let started = Instant::now();

@@ -5,6 +5,7 @@
 use super::framing::{self, FromWorker, FRAME_OVERHEAD};
 use super::pool::{self, Phase, Pool, StopReason, WorkerState, CLOSE_GRACE};
 use super::shared::{send_replies, Shared};
+use crate::host::busy_poll::BusyPollRead;
 use std::io::BufReader;
 use std::process::{ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
@@ -77,7 +78,10 @@ pub(super) fn start(shared: &Arc<Shared>, pool: &mut Pool, slot: usize) {
 /// Reads the frames of one worker process, then waits for it to exit and reports the exit.
 fn read_worker(shared: &Arc<Shared>, slot: usize, generation: u64, pid: u32, stdout: ChildStdout) {
     let max = shared.config.max_result_bytes.max(MAX_MANIFEST) + FRAME_OVERHEAD;
-    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
+    let mut reader = BufReader::with_capacity(
+        64 * 1024,
+        BusyPollRead::new(stdout, shared.config.busy_poll),
+    );
     let problem = loop {
         let payload = match framing::read_frame(&mut reader, max) {
             Ok(Some(payload)) => payload,

@@ -21,6 +21,8 @@ pub(super) struct Config {
     pub call_timeout: Option<Duration>,
     pub max_result_bytes: usize,
     pub on_cancel: CancelPolicy,
+    /// How long a worker's reader keeps looking for its next frame before it sleeps.
+    pub busy_poll: Duration,
 }
 
 /// What the pool's threads share.

@@ -10,15 +10,21 @@
 use super::framing::{self, FromWorker, ToWorker, MAX_CALL_FRAME};
 use super::relay::{FrameSender, WorkerContexts};
 use crate::context::RequestOutcome;
+#[cfg(unix)]
+use crate::host::busy_poll::BusyPollRead;
+use crate::host::busy_poll::DEFAULT_BUSY_POLL;
 use crate::host::{CallError, CallReturn, HostOptions, LibraryHost, ReturnValue};
 use delphi_mcp_manifest::abi::status;
 use std::ffi::OsString;
-use std::io::Write;
+#[cfg(unix)]
+use std::io::BufReader;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-/// The worker's arguments: `LIBRARY [--manifest FILE] [--max-result-bytes N]`, after the
+/// The worker's arguments: `LIBRARY [--manifest FILE] [--max-result-bytes N] [--busy-poll-us N]`, after the
 /// program and arguments of the [`super::WorkerCommand`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorkerArgs {
@@ -28,6 +34,9 @@ pub struct WorkerArgs {
     pub manifest_file: Option<PathBuf>,
     /// `--max-result-bytes`: strings longer than this are not sent.
     pub max_result_bytes: usize,
+    /// `--busy-poll-us`: how long the worker keeps looking for its next call before it
+    /// sleeps ([`crate::host::busy_poll`]).
+    pub busy_poll: Duration,
 }
 
 impl WorkerArgs {
@@ -40,6 +49,8 @@ impl WorkerArgs {
         }
         args.push("--max-result-bytes".into());
         args.push(self.max_result_bytes.to_string().into());
+        args.push("--busy-poll-us".into());
+        args.push(self.busy_poll.as_micros().to_string().into());
         args
     }
 
@@ -49,6 +60,7 @@ impl WorkerArgs {
         let mut library = None;
         let mut manifest_file = None;
         let mut max_result_bytes = crate::host::DEFAULT_MAX_RESULT_BYTES;
+        let mut busy_poll = DEFAULT_BUSY_POLL;
         while let Some(arg) = args.next() {
             match arg.to_str() {
                 Some("--manifest") => {
@@ -61,6 +73,13 @@ impl WorkerArgs {
                         .and_then(|n| n.to_str().and_then(|n| n.parse().ok()))
                         .ok_or("--max-result-bytes needs a number of bytes")?;
                 }
+                Some("--busy-poll-us") => {
+                    busy_poll = args
+                        .next()
+                        .and_then(|n| n.to_str().and_then(|n| n.parse().ok()))
+                        .map(Duration::from_micros)
+                        .ok_or("--busy-poll-us needs a number of microseconds")?;
+                }
                 _ if library.is_none() => library = Some(PathBuf::from(arg)),
                 _ => return Err(format!("unexpected argument {arg:?}")),
             }
@@ -69,6 +88,7 @@ impl WorkerArgs {
             library: library.ok_or("the library to load is missing")?,
             manifest_file,
             max_result_bytes,
+            busy_poll,
         })
     }
 }
@@ -99,6 +119,7 @@ pub fn run_worker(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         // The server keeps the deadlines: it kills this process.
         call_timeout: None,
         max_result_bytes: args.max_result_bytes,
+        busy_poll: args.busy_poll,
     };
     let pid = std::process::id();
     let host = match LibraryHost::open(&args.library, &options) {
@@ -120,7 +141,7 @@ pub fn run_worker(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             outcome: Ok(manifest.into_bytes()),
         },
     );
-    let mut input = std::io::stdin().lock();
+    let mut input = call_input(args.busy_poll);
     let contexts = Arc::new(WorkerContexts::default());
     let sender: FrameSender = {
         let output = Arc::clone(&output);
@@ -168,6 +189,26 @@ pub fn run_worker(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             send(&output, &outcome_frame(id, Err(error)));
         }
     }
+}
+
+/// Where the server's frames come from: stdin, busy polled ([`crate::host::busy_poll`]).
+#[cfg(unix)]
+fn call_input(busy_poll: Duration) -> Box<dyn Read> {
+    use std::os::fd::AsFd;
+    // A descriptor of its own: std's buffered stdin could hold bytes a poll of fd 0 misses.
+    match std::io::stdin().as_fd().try_clone_to_owned() {
+        Ok(fd) => Box::new(BufReader::with_capacity(
+            64 * 1024,
+            BusyPollRead::new(std::fs::File::from(fd), busy_poll),
+        )),
+        Err(_) => Box::new(std::io::stdin().lock()),
+    }
+}
+
+/// Where the server's frames come from: stdin.
+#[cfg(not(unix))]
+fn call_input(_busy_poll: Duration) -> Box<dyn Read> {
+    Box::new(std::io::stdin().lock())
 }
 
 /// The frame answering call `id`.
@@ -237,6 +278,7 @@ mod tests {
             library: PathBuf::from("/lib/--manifest.so"),
             manifest_file: Some(PathBuf::from("tools.json")),
             max_result_bytes: 1234,
+            busy_poll: Duration::from_micros(77),
         };
         assert_eq!(WorkerArgs::parse(args.to_args()), Ok(args.clone()));
         let plain = WorkerArgs {
@@ -247,5 +289,8 @@ mod tests {
         assert!(WorkerArgs::parse(Vec::<OsString>::new()).is_err());
         assert!(WorkerArgs::parse(["a".into(), "b".into()]).is_err());
         assert!(WorkerArgs::parse(["a".into(), "--max-result-bytes".into(), "x".into()]).is_err());
+        assert!(WorkerArgs::parse(["a".into(), "--busy-poll-us".into(), "-1".into()]).is_err());
+        let defaults = WorkerArgs::parse(["a".into()]).expect("only the library");
+        assert_eq!(defaults.busy_poll, DEFAULT_BUSY_POLL);
     }
 }
