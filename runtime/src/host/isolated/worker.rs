@@ -24,8 +24,8 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// The worker's arguments: `LIBRARY [--manifest FILE] [--max-result-bytes N] [--busy-poll-us N]`, after the
-/// program and arguments of the [`super::WorkerCommand`].
+/// The worker's arguments, after the program and arguments of the [`super::WorkerCommand`]:
+/// `LIBRARY [--manifest FILE] [--max-result-bytes N] [--busy-poll-us N]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorkerArgs {
     /// The library to load.
