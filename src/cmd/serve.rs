@@ -61,7 +61,7 @@ pub struct Args {
     /// How long, in microseconds, a thread waiting for the next request keeps looking for it
     /// (yielding its CPU) before it sleeps: the library thread, and with --isolate the workers
     /// and their readers (0: sleep at once). Saves the wake-up of a sleeping thread when
-    /// requests follow each other closely, for up to this much CPU time after the last one.
+    /// requests follow each other closely; a thread polls only while its waits end within it.
     #[arg(long, value_name = "MICROS", default_value_t = host::busy_poll::DEFAULT_BUSY_POLL.as_micros() as u64)]
     pub busy_poll: u64,
     /// Largest string a tool may return (result or error message), in bytes; longer ones
