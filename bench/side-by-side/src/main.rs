@@ -86,6 +86,18 @@ fn stdio_servers(paths: &Paths) -> Vec<Server> {
             delphi(&["--isolate"]),
         ),
         server(
+            "delphi-mcp --busy-poll 0",
+            1,
+            Expect::Mcp,
+            delphi(&["--busy-poll", "0"]),
+        ),
+        server(
+            "delphi-mcp --isolate --busy-poll 0",
+            1,
+            Expect::Mcp,
+            delphi(&["--isolate", "--busy-poll", "0"]),
+        ),
+        server(
             "rmcp stdio()",
             1,
             Expect::Mcp,
@@ -139,6 +151,7 @@ fn http_servers(paths: &Paths) -> Vec<Server> {
     vec![
         delphi("delphi-mcp", &[]),
         delphi("delphi-mcp --isolate", &["--isolate"]),
+        delphi("delphi-mcp --busy-poll 0", &["--busy-poll", "0"]),
         Server {
             name: "rmcp/axum",
             slowness: 1,
