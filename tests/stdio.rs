@@ -9,6 +9,8 @@ mod support;
 
 mod stdio {
     mod bad_input;
+    #[cfg(target_os = "linux")]
+    mod busy_poll;
     mod calls;
     mod context;
     mod faults;

@@ -44,6 +44,11 @@ impl Server {
         }
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Writes raw bytes to the server's stdin and flushes them.
     pub fn write(&mut self, bytes: &[u8]) {
         let stdin = self.stdin.as_mut().expect("stdin open");
