@@ -94,14 +94,13 @@ impl BusyPoll {
     }
 }
 
-/// A reader that waits for its descriptor with [`BusyPoll::wait_readable`] before each read:
-/// put it under the buffer (`BufReader<BusyPollRead<_>>`), which reads only when it has
-/// nothing buffered. Elsewhere than on Unix it reads at once.
+/// A reader that busy polls before each read: on Unix its descriptor
+/// ([`BusyPoll::wait_readable`]), on Windows its pipe (`PeekNamedPipe`); the read itself is
+/// the sleep. Put it under the buffer (`BufReader<BusyPollRead<_>>`), which reads only when it
+/// has nothing buffered.
 #[derive(Debug)]
 pub struct BusyPollRead<R> {
     inner: R,
-    // Unused elsewhere than on Unix: pipes are read at once there.
-    #[cfg_attr(not(unix), allow(dead_code))]
     busy_poll: BusyPoll,
 }
 
@@ -125,11 +124,39 @@ impl<R: std::io::Read + std::os::fd::AsRawFd> std::io::Read for BusyPollRead<R> 
     }
 }
 
-#[cfg(not(unix))]
-impl<R: std::io::Read> std::io::Read for BusyPollRead<R> {
+#[cfg(windows)]
+impl<R: std::io::Read + std::os::windows::io::AsRawHandle> std::io::Read for BusyPollRead<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        self.inner.read(buf)
+        let BusyPollRead { inner, busy_poll } = self;
+        let handle = inner.as_raw_handle();
+        // Found by polling: data to read at once; otherwise the blocking read is the wait.
+        match busy_poll.wait(
+            || pipe_has_data(handle).then_some(None),
+            || Some(inner.read(buf)),
+        ) {
+            Some(read) => read,
+            None => inner.read(buf),
+        }
     }
+}
+
+/// Whether the pipe `handle` has bytes to read, or cannot be peeked (the read then says why).
+#[cfg(windows)]
+fn pipe_has_data(handle: std::os::windows::io::RawHandle) -> bool {
+    let mut available: u32 = 0;
+    // SAFETY: peeks without a buffer at a handle the reader owns for its lifetime; writes
+    // only `available`.
+    let peeked = unsafe {
+        windows_sys::Win32::System::Pipes::PeekNamedPipe(
+            handle,
+            std::ptr::null_mut(),
+            0,
+            std::ptr::null_mut(),
+            &mut available,
+            std::ptr::null_mut(),
+        )
+    };
+    peeked == 0 || available > 0
 }
 
 #[cfg(test)]

@@ -10,15 +10,11 @@
 use super::framing::{self, FromWorker, ToWorker, MAX_CALL_FRAME};
 use super::relay::{FrameSender, WorkerContexts};
 use crate::context::RequestOutcome;
-#[cfg(unix)]
-use crate::host::busy_poll::BusyPollRead;
-use crate::host::busy_poll::DEFAULT_BUSY_POLL;
+use crate::host::busy_poll::{BusyPollRead, DEFAULT_BUSY_POLL};
 use crate::host::{CallError, CallReturn, HostOptions, LibraryHost, ReturnValue};
 use delphi_mcp_manifest::abi::status;
 use std::ffi::OsString;
-#[cfg(unix)]
-use std::io::BufReader;
-use std::io::{Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
@@ -191,24 +187,20 @@ pub fn run_worker(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     }
 }
 
-/// Where the server's frames come from: stdin, busy polled ([`crate::host::busy_poll`]).
-#[cfg(unix)]
+/// Where the server's frames come from: stdin, busy polled ([`crate::host::busy_poll`]), through
+/// a descriptor of its own (std's buffered stdin could hold bytes a poll of the pipe misses).
 fn call_input(busy_poll: Duration) -> Box<dyn Read> {
-    use std::os::fd::AsFd;
-    // A descriptor of its own: std's buffered stdin could hold bytes a poll of fd 0 misses.
-    match std::io::stdin().as_fd().try_clone_to_owned() {
-        Ok(fd) => Box::new(BufReader::with_capacity(
+    #[cfg(unix)]
+    let own = std::os::fd::AsFd::as_fd(&std::io::stdin()).try_clone_to_owned();
+    #[cfg(windows)]
+    let own = std::os::windows::io::AsHandle::as_handle(&std::io::stdin()).try_clone_to_owned();
+    match own {
+        Ok(own) => Box::new(BufReader::with_capacity(
             64 * 1024,
-            BusyPollRead::new(std::fs::File::from(fd), busy_poll),
+            BusyPollRead::new(std::fs::File::from(own), busy_poll),
         )),
         Err(_) => Box::new(std::io::stdin().lock()),
     }
-}
-
-/// Where the server's frames come from: stdin.
-#[cfg(not(unix))]
-fn call_input(_busy_poll: Duration) -> Box<dyn Read> {
-    Box::new(std::io::stdin().lock())
 }
 
 /// The frame answering call `id`.
