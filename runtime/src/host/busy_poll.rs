@@ -70,34 +70,102 @@ impl BusyPoll {
     /// resumed); which of them are.
     #[cfg(unix)]
     pub fn wait_readable<const N: usize>(&mut self, fds: &[i32; N]) -> [bool; N] {
-        let polled = std::cell::RefCell::new(std::array::from_fn::<_, N, _>(|i| libc::pollfd {
+        let watched: [libc::pollfd; N] = std::array::from_fn(|i| libc::pollfd {
             fd: fds[i],
             events: libc::POLLIN,
             revents: 0,
-        }));
-        let poll = |timeout: libc::c_int| {
-            let mut polled = polled.borrow_mut();
-            // SAFETY: `polled` is a live array of N pollfd entries.
-            unsafe { libc::poll(polled.as_mut_ptr(), N as libc::nfds_t, timeout) }
-        };
-        self.wait(
-            || (poll(0) != 0).then_some(()),
+        });
+        let polled = self.wait(
             || {
-                while poll(-1) < 0
+                let mut polled = watched;
+                (poll(&mut polled, 0) != 0).then_some(polled)
+            },
+            || {
+                let mut polled = watched;
+                while poll(&mut polled, -1) < 0
                     && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
                 {
                 }
+                polled
             },
         );
-        let polled = polled.into_inner();
         std::array::from_fn(|i| polled[i].revents != 0)
     }
 }
 
-/// A reader that busy polls before each read: on Unix its descriptor
-/// ([`BusyPoll::wait_readable`]), on Windows its pipe (`PeekNamedPipe`); the read itself is
-/// the sleep. Put it under the buffer (`BufReader<BusyPollRead<_>>`), which reads only when it
-/// has nothing buffered.
+/// `poll(2)` of `polled` with `timeout` milliseconds (-1: none).
+#[cfg(unix)]
+fn poll<const N: usize>(polled: &mut [libc::pollfd; N], timeout: libc::c_int) -> libc::c_int {
+    // SAFETY: `polled` is a live array of N pollfd entries.
+    unsafe { libc::poll(polled.as_mut_ptr(), N as libc::nfds_t, timeout) }
+}
+
+/// What a [`BusyPollRead`] reads from: a pipe (or any descriptor) whose [`InputProbe`] says
+/// whether a read would find something.
+pub trait Pollable {
+    /// The probe of this reader's descriptor (valid while the reader lives).
+    fn input_probe(&self) -> InputProbe;
+}
+
+/// Asks a descriptor whether a read would not block: `poll(2)` on Unix, `PeekNamedPipe` on
+/// Windows.
+#[derive(Debug, Clone, Copy)]
+pub struct InputProbe(
+    #[cfg(unix)] std::os::fd::RawFd,
+    #[cfg(windows)] std::os::windows::io::RawHandle,
+);
+
+#[cfg(unix)]
+impl<T: std::os::fd::AsRawFd> Pollable for T {
+    fn input_probe(&self) -> InputProbe {
+        InputProbe(self.as_raw_fd())
+    }
+}
+
+#[cfg(windows)]
+impl<T: std::os::windows::io::AsRawHandle> Pollable for T {
+    fn input_probe(&self) -> InputProbe {
+        InputProbe(self.as_raw_handle())
+    }
+}
+
+impl InputProbe {
+    /// Whether a read would not block: bytes to read, the end, or an error (which the read
+    /// then reports).
+    #[cfg(unix)]
+    pub fn has_input(self) -> bool {
+        let mut polled = [libc::pollfd {
+            fd: self.0,
+            events: libc::POLLIN,
+            revents: 0,
+        }];
+        poll(&mut polled, 0) != 0
+    }
+
+    /// Whether a read would not block: bytes to read, the end, or an error (which the read
+    /// then reports).
+    #[cfg(windows)]
+    pub fn has_input(self) -> bool {
+        let mut available: u32 = 0;
+        // SAFETY: peeks without a buffer at a handle its reader owns while it reads; writes
+        // only `available`.
+        let peeked = unsafe {
+            windows_sys::Win32::System::Pipes::PeekNamedPipe(
+                self.0,
+                std::ptr::null_mut(),
+                0,
+                std::ptr::null_mut(),
+                &mut available,
+                std::ptr::null_mut(),
+            )
+        };
+        peeked == 0 || available > 0
+    }
+}
+
+/// A reader that busy polls its pipe before each read ([`Pollable`]: `poll(2)` on Unix,
+/// `PeekNamedPipe` on Windows); the blocking read itself is the sleep. Put it under the buffer
+/// (`BufReader<BusyPollRead<_>>`), which reads only when it has nothing buffered.
 #[derive(Debug)]
 pub struct BusyPollRead<R> {
     inner: R,
@@ -114,49 +182,19 @@ impl<R> BusyPollRead<R> {
     }
 }
 
-#[cfg(unix)]
-impl<R: std::io::Read + std::os::fd::AsRawFd> std::io::Read for BusyPollRead<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if !self.busy_poll.budget.is_zero() {
-            self.busy_poll.wait_readable(&[self.inner.as_raw_fd()]);
-        }
-        self.inner.read(buf)
-    }
-}
-
-#[cfg(windows)]
-impl<R: std::io::Read + std::os::windows::io::AsRawHandle> std::io::Read for BusyPollRead<R> {
+impl<R: std::io::Read + Pollable> std::io::Read for BusyPollRead<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let BusyPollRead { inner, busy_poll } = self;
-        let handle = inner.as_raw_handle();
-        // Found by polling: data to read at once; otherwise the blocking read is the wait.
+        let probe = inner.input_probe();
+        // Found by polling: something to read at once (`None`); otherwise the read waited.
         match busy_poll.wait(
-            || pipe_has_data(handle).then_some(None),
+            || probe.has_input().then_some(None),
             || Some(inner.read(buf)),
         ) {
             Some(read) => read,
             None => inner.read(buf),
         }
     }
-}
-
-/// Whether the pipe `handle` has bytes to read, or cannot be peeked (the read then says why).
-#[cfg(windows)]
-fn pipe_has_data(handle: std::os::windows::io::RawHandle) -> bool {
-    let mut available: u32 = 0;
-    // SAFETY: peeks without a buffer at a handle the reader owns for its lifetime; writes
-    // only `available`.
-    let peeked = unsafe {
-        windows_sys::Win32::System::Pipes::PeekNamedPipe(
-            handle,
-            std::ptr::null_mut(),
-            0,
-            std::ptr::null_mut(),
-            &mut available,
-            std::ptr::null_mut(),
-        )
-    };
-    peeked == 0 || available > 0
 }
 
 #[cfg(test)]

@@ -183,11 +183,9 @@ impl ContextTools {
 
 impl std::fmt::Debug for ContextTools {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() {
-            "ContextTools(asked)"
-        } else {
-            "ContextTools(none)"
-        })
+        f.debug_tuple("ContextTools")
+            .field(&self.0.is_some())
+            .finish()
     }
 }
 

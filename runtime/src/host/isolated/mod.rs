@@ -379,7 +379,7 @@ impl Drop for IsolatedHost {
     fn drop(&mut self) {
         let mut pool = self.shared.lock();
         pool.phase = Phase::ShuttingDown;
-        let queued: Vec<_> = pool.queue.drain(..).collect();
+        let queued = std::mem::take(&mut pool.queue);
         pool.replies.extend(
             queued
                 .into_iter()

@@ -64,15 +64,11 @@ impl WorkerArgs {
                         Some(PathBuf::from(args.next().ok_or("--manifest needs a file")?));
                 }
                 Some("--max-result-bytes") => {
-                    max_result_bytes = args
-                        .next()
-                        .and_then(|n| n.to_str().and_then(|n| n.parse().ok()))
-                        .ok_or("--max-result-bytes needs a number of bytes")?;
+                    max_result_bytes =
+                        number(args.next()).ok_or("--max-result-bytes needs a number of bytes")?;
                 }
                 Some("--busy-poll-us") => {
-                    busy_poll = args
-                        .next()
-                        .and_then(|n| n.to_str().and_then(|n| n.parse().ok()))
+                    busy_poll = number(args.next())
                         .map(Duration::from_micros)
                         .ok_or("--busy-poll-us needs a number of microseconds")?;
                 }
@@ -87,6 +83,11 @@ impl WorkerArgs {
             busy_poll,
         })
     }
+}
+
+/// An option's value read as a number.
+fn number<N: std::str::FromStr>(value: Option<OsString>) -> Option<N> {
+    value?.to_str()?.parse().ok()
 }
 
 /// Runs a worker process with `args` ([`WorkerArgs`]); what `delphi-mcp worker` does. A
