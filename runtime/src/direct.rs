@@ -10,13 +10,15 @@
 //! rmcp writes. Each transport adds its own conditions (its module documentation lists them).
 
 use crate::dispatch::{DispatchError, ToolOutcome};
+use crate::jsonrpc::{self, Kind};
 use crate::lifecycle::{Era, STATELESS_VERSION};
 use crate::mcp::{call_tool_response, RawArguments, LARGE_ARGUMENTS};
 use rmcp::model::{
     CallToolRequest, ClientJsonRpcMessage, ClientRequest, GetExtensions, GetMeta,
-    InitializeRequest, JsonRpcMessage, JsonRpcRequest, ProtocolVersion, RequestId,
-    ServerJsonRpcMessage, ServerResult,
+    InitializeRequest, JsonObject, JsonRpcMessage, JsonRpcRequest, ProtocolVersion, RequestId,
+    RequestMetaObject, ServerJsonRpcMessage, ServerResult,
 };
+use serde_json::value::RawValue;
 use std::sync::Arc;
 
 /// The tool name and arguments of `request` when it may take the direct path in `era`;
@@ -34,26 +36,11 @@ pub fn direct_call(
     let ClientRequest::CallToolRequest(call) = request else {
         return None;
     };
-    let meta = request.get_meta();
-    if meta.get_progress_token().is_some()
-        || call.params.input_responses.is_some()
+    if call.params.input_responses.is_some()
         || call.params.request_state.is_some()
+        || !meta_admitted(request.get_meta(), era, meta_version)
     {
         return None;
-    }
-    match era {
-        Era::Unknown => return None,
-        Era::Handshake(_) if meta_version.is_some() => return None,
-        Era::Handshake(_) => {}
-        Era::Stateless if meta_version != Some(STATELESS_VERSION) => return None,
-        Era::Stateless => {
-            let complete = meta
-                .missing_required_keys(&ProtocolVersion::V_2026_07_28)
-                .is_empty();
-            if !complete {
-                return None;
-            }
-        }
     }
     let arguments = match request.extensions().get::<RawArguments>() {
         Some(RawArguments(text)) if text.len() > LARGE_ARGUMENTS => return None,
@@ -63,6 +50,71 @@ pub fn direct_call(
         None => return None,
     };
     Some((call.params.name.to_string(), arguments))
+}
+
+/// Whether a `tools/call` with `meta` (its `_meta`; `meta_version` the protocol version it
+/// names) may take the direct path in `era` ([`direct_call`]).
+fn meta_admitted(meta: &RequestMetaObject, era: &Era, meta_version: Option<&str>) -> bool {
+    if meta.get_progress_token().is_some() {
+        return false;
+    }
+    match era {
+        Era::Unknown => false,
+        Era::Handshake(_) => meta_version.is_none(),
+        Era::Stateless => {
+            meta_version == Some(STATELESS_VERSION)
+                && meta
+                    .missing_required_keys(&ProtocolVersion::V_2026_07_28)
+                    .is_empty()
+        }
+    }
+}
+
+/// [`direct_call`] of `message` (a message as [`jsonrpc::parse`] reads it) read from its raw
+/// text, without rmcp's types, when it is a plain `tools/call`: its `params` have no members
+/// but `name` (a string), `arguments` (an object) and `_meta` (an object), each at most once.
+/// rmcp reads such a message as a `tools/call` whenever it reads the `_meta` object as a map,
+/// which is what this reads of it; the rest rmcp never looks at (the transports hand it `{}`
+/// for the arguments). Reading the whole message into rmcp's types costs several times the
+/// call (the params are buffered whole on the way, for their `_meta`).
+///
+/// `None` when the message is not such a call or may not take the direct path: read it
+/// through rmcp then ([`read_client_message`], [`direct_call`]), which decides the same for a
+/// plain call and reads the rest.
+pub fn plain_call(message: &jsonrpc::Request<'_>, era: &Era) -> Option<(String, Option<Arc<str>>)> {
+    if !matches!(message.kind, Kind::Request(_)) || message.method() != "tools/call" {
+        return None;
+    }
+    let mut name = None;
+    let mut arguments = None;
+    let mut meta = None;
+    for (key, value) in jsonrpc::object_members(message.params?.get()).ok()? {
+        let slot = match key.as_bytes() {
+            b"name" => &mut name,
+            b"arguments" => &mut arguments,
+            b"_meta" => &mut meta,
+            _ => return None,
+        };
+        if slot.replace(value).is_some() {
+            return None;
+        }
+    }
+    let name: String = serde_json::from_str(name?.get()).ok()?;
+    let is_object = |raw: &RawValue| raw.get().trim_start().starts_with('{');
+    let arguments = match arguments {
+        Some(raw) if !is_object(raw) || raw.get().len() > LARGE_ARGUMENTS => return None,
+        Some(raw) => Some(Arc::from(raw.get())),
+        None => None,
+    };
+    let (meta, meta_version) = match meta {
+        Some(raw) if !is_object(raw) => return None,
+        Some(raw) => (
+            RequestMetaObject::from(serde_json::from_str::<JsonObject>(raw.get()).ok()?),
+            jsonrpc::meta_version(raw),
+        ),
+        None => (RequestMetaObject::default(), None),
+    };
+    meta_admitted(&meta, era, meta_version.as_deref()).then_some((name, arguments))
 }
 
 /// The JSON-RPC answer to a direct call under the integer id `internal`, as rmcp's service
@@ -150,6 +202,147 @@ mod tests {
         ];
         for params in params {
             read_as_rmcp_reads("3", "tools/call", &params);
+        }
+    }
+
+    /// What the direct path makes of a `tools/call` with `params` in `era`, read as rmcp reads
+    /// it (as the transports hand it over: arguments as raw text, `{}` in their place).
+    fn through_rmcp(params: &str, era: &Era) -> Option<(String, Option<Arc<str>>)> {
+        let text = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
+        let crate::jsonrpc::Incoming::Single(Ok(message)) = crate::jsonrpc::parse(&text) else {
+            return None;
+        };
+        let Ok(ClientJsonRpcMessage::Request(mut request)) =
+            read_client_message(&message.for_rmcp(Some(1), None), "tools/call")
+        else {
+            return None;
+        };
+        if let Some(arguments) = message.tool_arguments() {
+            request
+                .request
+                .extensions_mut()
+                .insert(RawArguments(Arc::from(arguments)));
+        }
+        direct_call(
+            &request.request,
+            era,
+            message.meta_protocol_version().as_deref(),
+        )
+    }
+
+    fn plain(params: &str, era: &Era) -> Option<(String, Option<Arc<str>>)> {
+        let text =
+            format!(r#"{{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{params}}}"#);
+        match crate::jsonrpc::parse(&text) {
+            crate::jsonrpc::Incoming::Single(Ok(message)) => plain_call(&message, era),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn plain_calls_are_admitted_as_through_rmcp() {
+        let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}"#;
+        let large = "x".repeat(LARGE_ARGUMENTS);
+        // Read without rmcp, and admitted: the same call as through rmcp.
+        let admitted = [
+            (
+                format!(r#"{{"name":"t","arguments":{{"a":[1,2.5,"x"]}},{meta}}}"#),
+                Era::Stateless,
+            ),
+            (format!(r#"{{{meta}, "name":"t\u0041"}}"#), Era::Stateless),
+            (
+                format!(r#"{{"arguments":{{"A":1e400}},"name":"t",{meta}}}"#),
+                Era::Stateless,
+            ),
+            (
+                r#"{"name":"t","arguments":{}}"#.to_string(),
+                Era::Handshake("2025-06-18".into()),
+            ),
+            (
+                r#"{"name":"t","_meta":{"k":[1]}}"#.to_string(),
+                Era::Handshake("2025-06-18".into()),
+            ),
+        ];
+        for (params, era) in &admitted {
+            let read = plain(params, era);
+            assert!(read.is_some(), "{params}");
+            assert_eq!(read, through_rmcp(params, era), "{params}");
+        }
+        // Not admitted, or not plain (read through rmcp then): never a call through rmcp
+        // would not make.
+        let others = [
+            (
+                format!(r#"{{"name":"t",{meta},"task":{{"ttl":1}}}}"#),
+                Era::Stateless,
+            ),
+            (
+                format!(r#"{{"name":"t",{meta},"extra":null}}"#),
+                Era::Stateless,
+            ),
+            (
+                format!(r#"{{"name":"t",{meta},"requestState":"s"}}"#),
+                Era::Stateless,
+            ),
+            (
+                format!(r#"{{"name":"t",{meta},"inputResponses":{{}}}}"#),
+                Era::Stateless,
+            ),
+            (
+                format!(r#"{{"name":"t","name":"u",{meta}}}"#),
+                Era::Stateless,
+            ),
+            (format!(r#"{{"name":7,{meta}}}"#), Era::Stateless),
+            (format!(r#"{{"name":"\ud800",{meta}}}"#), Era::Stateless),
+            (
+                format!(r#"{{"name":"t","arguments":[],{meta}}}"#),
+                Era::Stateless,
+            ),
+            (
+                format!(r#"{{"name":"t","arguments":null,{meta}}}"#),
+                Era::Stateless,
+            ),
+            (
+                format!(r#"{{"name":"t","arguments":{{"a":"{large}"}},{meta}}}"#),
+                Era::Stateless,
+            ),
+            (r#"{"name":"t","arguments":{}}"#.to_string(), Era::Stateless),
+            (
+                r#"{"name":"t","_meta":null}"#.to_string(),
+                Era::Handshake("2025-06-18".into()),
+            ),
+            (
+                r#"{"name":"t","_meta":{"x":1e400}}"#.to_string(),
+                Era::Handshake("2025-06-18".into()),
+            ),
+            (
+                r#"{"name":"t","_meta":{"progressToken":1}}"#.to_string(),
+                Era::Handshake("2025-06-18".into()),
+            ),
+            (
+                format!(r#"{{"name":"t",{meta}}}"#),
+                Era::Handshake("2025-06-18".into()),
+            ),
+            (format!(r#"{{"name":"t",{meta}}}"#), Era::Unknown),
+            (
+                r#"{"name":"t","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#
+                    .to_string(),
+                Era::Stateless,
+            ),
+        ];
+        for (params, era) in &others {
+            assert_eq!(plain(params, era), None, "{params}");
+        }
+        // Only requests of `tools/call`.
+        for text in [
+            format!(r#"{{"jsonrpc":"2.0","method":"tools/call","params":{{"name":"t",{meta}}}}}"#),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"name":"t",{meta}}}}}"#
+            ),
+        ] {
+            let crate::jsonrpc::Incoming::Single(Ok(message)) = crate::jsonrpc::parse(&text) else {
+                panic!("{text}");
+            };
+            assert_eq!(plain_call(&message, &Era::Stateless), None, "{text}");
         }
     }
 

@@ -350,6 +350,12 @@ fn message(raw: &RawValue) -> Result<Request<'_>, EnvelopeError> {
     })
 }
 
+/// The protocol version a `_meta` object names (its first member of that name), when it
+/// names one as a string.
+pub fn meta_version(meta: &RawValue) -> Option<String> {
+    serde_json::from_str(member(meta.get(), META_PROTOCOL_VERSION)?.get()).ok()
+}
+
 fn shorten(text: &str) -> String {
     if text.chars().count() > 40 {
         format!("{}...", text.chars().take(37).collect::<String>())
@@ -383,8 +389,7 @@ impl Request<'_> {
     /// The protocol version a request names in `params._meta` (2026-07-28 style), when it
     /// names one as a string.
     pub fn meta_protocol_version(&self) -> Option<String> {
-        let meta = member(self.params?.get(), "_meta")?;
-        serde_json::from_str(member(meta.get(), META_PROTOCOL_VERSION)?.get()).ok()
+        meta_version(member(self.params?.get(), "_meta")?)
     }
 
     /// The id a `notifications/cancelled` names (`params.requestId`), when it is a valid id.

@@ -15,10 +15,11 @@
 //!   one `Mcp-Method` of `tools/call` and one plain (not Base64-wrapped) `Mcp-Name`, as rmcp
 //!   requires, and no `Mcp-Param-*` header at all;
 //! - its body ([`Eligible::call`]): at most 64 KiB (larger bodies are read on a blocking
-//!   thread), one `tools/call` request (not a batch) that rmcp's types read as one, naming the
-//!   tool `Mcp-Name` names, and that [`crate::direct::direct_call`] admits in the 2026-07-28 era
-//!   (`_meta` names that version and has every required key, no `progressToken`, no
-//!   `inputResponses`/`requestState`, arguments within the large-arguments limit);
+//!   thread), one plain `tools/call` request (not a batch; params of `name`, `arguments` and
+//!   `_meta` only, read without rmcp's types by [`crate::direct::plain_call`]), naming the
+//!   tool `Mcp-Name` names, that the direct path admits in the 2026-07-28 era (`_meta` names
+//!   that version and has every required key, no `progressToken`, arguments within the
+//!   large-arguments limit);
 //! - the tool takes no call context (such a call talks to its client through rmcp's peer).
 //!
 //! rmcp answers such a call with 200 whatever its outcome: its only JSON-RPC error is -32602
@@ -29,12 +30,10 @@
 //! request token when its request is dropped.
 
 use crate::dispatch::{CallControl, CallFuture, Dispatch, DispatchError, Features, ToolOutcome};
-use crate::jsonrpc::{self, code, RawId};
+use crate::jsonrpc::{self, code, RawId, Request};
 use crate::lifecycle::{Era, STATELESS_VERSION};
-use crate::mcp::RawArguments;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use rmcp::model::{ClientJsonRpcMessage, GetExtensions};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -91,25 +90,11 @@ pub(super) fn eligible<'a>(
 }
 
 impl Eligible<'_> {
-    /// The call when `message` (as rmcp reads it; `arguments` the raw text of its arguments,
-    /// `meta_version` the version its `_meta` names) may take the direct path.
-    pub(super) fn call(
-        &self,
-        message: ClientJsonRpcMessage,
-        arguments: Option<&Arc<str>>,
-        meta_version: Option<&str>,
-    ) -> Option<DirectCall> {
-        let ClientJsonRpcMessage::Request(mut request) = message else {
-            return None;
-        };
-        if let Some(arguments) = arguments {
-            request
-                .request
-                .extensions_mut()
-                .insert(RawArguments(Arc::clone(arguments)));
-        }
-        let (name, arguments) =
-            crate::direct::direct_call(&request.request, &Era::Stateless, meta_version)?;
+    /// The call when `message` may take the direct path: a plain `tools/call`
+    /// ([`crate::direct::plain_call`]) of the tool `Mcp-Name` names, which takes no call
+    /// context. Any other message goes through rmcp.
+    pub(super) fn call(&self, message: &Request<'_>) -> Option<DirectCall> {
+        let (name, arguments) = crate::direct::plain_call(message, &Era::Stateless)?;
         let takes_context = self.features.is_some_and(|f| f.takes_context(&name));
         (name == self.name && !takes_context).then_some(DirectCall { name, arguments })
     }

@@ -87,8 +87,6 @@ struct Forward {
     arguments: Option<Arc<str>>,
     /// The version an `initialize` negotiates (to fix the session's era).
     initialize: Option<String>,
-    /// Set when the message takes the direct path instead (`http/direct.rs`).
-    direct: Option<DirectCall>,
 }
 
 /// What to do with a body.
@@ -99,6 +97,8 @@ enum Plan {
     Accepted,
     /// Pass one message to rmcp.
     Single(Forward),
+    /// Run a `tools/call` on the direct path (`http/direct.rs`) and answer under this id.
+    Direct(RawId, DirectCall),
     /// A batch: answers known now, or messages for rmcp, in order.
     Batch(Vec<Result<Forward, Option<String>>>),
 }
@@ -163,7 +163,12 @@ impl Protocol {
         match jsonrpc::parse(text) {
             Incoming::Single(Err(error)) => Plan::Respond(StatusCode::BAD_REQUEST, error.to_json()),
             Incoming::Single(Ok(message)) => {
-                match self.forward(&message, session, era.as_ref(), false, direct) {
+                if let (Some(direct), Kind::Request(id)) = (direct, &message.kind) {
+                    if let Some(call) = direct.call(&message) {
+                        return Plan::Direct(id.clone(), call);
+                    }
+                }
+                match self.forward(&message, session, era.as_ref(), false) {
                     Ok(Some(forward)) => Plan::Single(forward),
                     Ok(None) => Plan::Accepted,
                     Err(error) => Plan::Respond(StatusCode::BAD_REQUEST, error.to_json()),
@@ -185,13 +190,11 @@ impl Protocol {
                     .into_iter()
                     .map(|item| match item {
                         Err(error) => Err(Some(error.to_json())),
-                        Ok(message) => {
-                            match self.forward(&message, session, Some(&era), true, None) {
-                                Ok(Some(forward)) => Ok(forward),
-                                Ok(None) => Err(None),
-                                Err(error) => Err(Some(error.to_json())),
-                            }
-                        }
+                        Ok(message) => match self.forward(&message, session, Some(&era), true) {
+                            Ok(Some(forward)) => Ok(forward),
+                            Ok(None) => Err(None),
+                            Err(error) => Err(Some(error.to_json())),
+                        },
                     })
                     .collect();
                 Plan::Batch(entries)
@@ -200,14 +203,12 @@ impl Protocol {
     }
 
     /// The message for rmcp, `None` when there is nothing to pass on, or the answer.
-    /// `direct`: a single message whose headers allow the direct path (never in a batch).
     fn forward(
         &self,
         message: &Request<'_>,
         session: Option<&str>,
         era: Option<&Era>,
         in_batch: bool,
-        direct: Option<&Eligible<'_>>,
     ) -> Result<Option<Forward>, EnvelopeError> {
         let method = message.method();
         let mut internal = None;
@@ -240,30 +241,21 @@ impl Protocol {
             Kind::Response(_) => {}
         }
         let body = message.for_rmcp(internal, cancelled);
-        let parsed = match crate::direct::read_client_message(&body, method) {
-            Ok(parsed) => parsed,
-            Err(error) => {
-                return match &message.kind {
-                    Kind::Request(id) => Err(EnvelopeError {
-                        id: id.clone(),
-                        code: code::INVALID_PARAMS,
-                        message: format!("Invalid params for {method}: {error}"),
-                    }),
-                    _ => {
-                        tracing::warn!(%method, %error, "unreadable notification ignored");
-                        Ok(None)
-                    }
-                };
-            }
-        };
+        // What rmcp cannot read is answered here, under the client's id.
+        if let Err(error) = crate::direct::read_client_message(&body, method) {
+            return match &message.kind {
+                Kind::Request(id) => Err(EnvelopeError {
+                    id: id.clone(),
+                    code: code::INVALID_PARAMS,
+                    message: format!("Invalid params for {method}: {error}"),
+                }),
+                _ => {
+                    tracing::warn!(%method, %error, "unreadable notification ignored");
+                    Ok(None)
+                }
+            };
+        }
         let arguments = message.tool_arguments().map(Arc::from);
-        let direct = direct.and_then(|direct| {
-            direct.call(
-                parsed,
-                arguments.as_ref(),
-                message.meta_protocol_version().as_deref(),
-            )
-        });
         Ok(Some(Forward {
             body,
             id: message.id().cloned().zip(internal),
@@ -271,7 +263,6 @@ impl Protocol {
             initialize: (method == "initialize").then(|| {
                 lifecycle::negotiated_version(lifecycle::initialize_version(message).as_deref())
             }),
-            direct,
         }))
     }
 
@@ -382,12 +373,13 @@ pub(super) async fn post(
             )
         }
         Plan::Accepted => Handled::Direct(StatusCode::ACCEPTED.into_response()),
-        Plan::Single(mut forward) => {
+        Plan::Direct(id, call) => {
+            let _ = known_id.set(id.clone());
+            Handled::Direct(direct::answer(&app.recording, &id, call).await)
+        }
+        Plan::Single(forward) => {
             if let Some((id, _)) = &forward.id {
                 let _ = known_id.set(id.clone());
-            }
-            if let (Some(call), Some((id, _))) = (forward.direct.take(), &forward.id) {
-                return Handled::Direct(direct::answer(&app.recording, id, call).await);
             }
             let in_flight = app.protocol.register(session, &forward);
             let response = send(service, &parts, &forward).await;
@@ -683,7 +675,7 @@ mod tests {
         let direct = |params: serde_json::Value| {
             let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
             let plan = protocol.plan(None, None, body.to_string().as_bytes(), Some(&eligible));
-            matches!(plan, Plan::Single(forward) if forward.direct.is_some())
+            matches!(plan, Plan::Direct(..))
         };
         assert!(direct(
             json!({"name": "t", "arguments": {"a": 1}, "_meta": meta})
@@ -707,8 +699,6 @@ mod tests {
             r#"[{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","_meta":{meta}}}}}]"#
         );
         let plan = protocol.plan(None, None, batch.as_bytes(), Some(&eligible));
-        assert!(
-            matches!(&plan, Plan::Batch(entries) if !entries.iter().any(|e| e.as_ref().is_ok_and(|f| f.direct.is_some())))
-        );
+        assert!(matches!(&plan, Plan::Batch(_)), "a batch is never direct");
     }
 }
