@@ -1,7 +1,7 @@
 //! The side-by-side bench's driver (run by `bench/run`; see docs/performance.md, Side by side).
 //!
 //! usage: compare --repo DIR --delphi-mcp BIN --library LIB --bins DIR [--rounds N] [--quick]
-//!                [--doc FILE] [--note TEXT]
+//!                [--doc FILE] [--note TEXT] [--only NAME,NAME...]
 //!
 //! Every server gets the same calls of the calc example's `calc_scale`, from this one driver:
 //! over stdio the handshake then calls one at a time and pipelined, over HTTP keep-alive
@@ -10,7 +10,8 @@
 //! ratios against the limit (a process with canned answers) and the bare rmcp server. Every
 //! answer is checked: the run fails on a wrong or missing one. `--doc` replaces the section
 //! between the bench markers of FILE with the tables; `--quick` makes few calls in one round
-//! (a smoke test; nothing is written).
+//! (a smoke test; nothing is written). `--only` runs just the servers of those names (as in the
+//! tables, e.g. `delphi-mcp,limit`) and prints each round's figures, nothing else.
 
 mod calls;
 mod http;
@@ -299,8 +300,12 @@ fn run() -> Result<(), String> {
         )
     };
     let load_before = report::load_average();
-    let stdio_list = stdio_servers(&paths);
-    let http_list = http_servers(&paths);
+    let only: Option<Vec<&str>> = options.get("only").map(|names| names.split(',').collect());
+    let chosen = |server: &Server| only.as_ref().is_none_or(|names| names.contains(&server.name));
+    let mut stdio_list = stdio_servers(&paths);
+    let mut http_list = http_servers(&paths);
+    stdio_list.retain(chosen);
+    http_list.retain(chosen);
     let mut stdio_runs: Vec<Vec<stdio::Figures>> = vec![Vec::new(); stdio_list.len()];
     let mut http_runs: Vec<Vec<http::Run>> = vec![Vec::new(); http_list.len()];
     for round in 0..rounds {
@@ -342,6 +347,9 @@ fn run() -> Result<(), String> {
             );
             http_runs[which].push(figures);
         }
+    }
+    if only.is_some() {
+        return Ok(());
     }
     let load_after = report::load_average();
     let section = report::render(
