@@ -14,9 +14,9 @@ use crate::jsonrpc::{self, Kind};
 use crate::lifecycle::{Era, STATELESS_VERSION};
 use crate::mcp::{call_tool_response, RawArguments, LARGE_ARGUMENTS};
 use rmcp::model::{
-    CallToolRequest, ClientJsonRpcMessage, ClientRequest, GetExtensions, GetMeta,
-    InitializeRequest, JsonObject, JsonRpcMessage, JsonRpcRequest, ProtocolVersion, RequestId,
-    RequestMetaObject, ServerJsonRpcMessage, ServerResult,
+    CallToolRequest, CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, GetExtensions,
+    GetMeta, InitializeRequest, JsonObject, JsonRpcMessage, JsonRpcRequest, ProtocolVersion,
+    RequestId, RequestMetaObject, ServerJsonRpcMessage, ServerResult,
 };
 use serde_json::value::RawValue;
 use std::sync::Arc;
@@ -70,51 +70,101 @@ fn meta_admitted(meta: &RequestMetaObject, era: &Era, meta_version: Option<&str>
     }
 }
 
-/// [`direct_call`] of `message` (a message as [`jsonrpc::parse`] reads it) read from its raw
-/// text, without rmcp's types, when it is a plain `tools/call`: its `params` have no members
-/// but `name` (a string), `arguments` (an object) and `_meta` (an object), each at most once.
-/// rmcp reads such a message as a `tools/call` whenever it reads the `_meta` object as a map,
-/// which is what this reads of it; the rest rmcp never looks at (the transports hand it `{}`
-/// for the arguments). Reading the whole message into rmcp's types costs several times the
-/// call (the params are buffered whole on the way, for their `_meta`).
-///
-/// `None` when the message is not such a call or may not take the direct path: read it
-/// through rmcp then ([`read_client_message`], [`direct_call`]), which decides the same for a
-/// plain call and reads the rest.
-pub fn plain_call(message: &jsonrpc::Request<'_>, era: &Era) -> Option<(String, Option<Arc<str>>)> {
-    if !matches!(message.kind, Kind::Request(_)) || message.method() != "tools/call" {
-        return None;
-    }
-    let mut name = None;
-    let mut arguments = None;
-    let mut meta = None;
-    for (key, value) in jsonrpc::object_members(message.params?.get()).ok()? {
-        let slot = match key.as_bytes() {
-            b"name" => &mut name,
-            b"arguments" => &mut arguments,
-            b"_meta" => &mut meta,
-            _ => return None,
-        };
-        if slot.replace(value).is_some() {
+/// A plain `tools/call` read from its raw text, without rmcp's types ([`PlainCall::read`]).
+/// Reading the whole message into rmcp's types costs several times the call (the params are
+/// buffered whole on the way, for their `_meta`).
+#[derive(Debug)]
+pub struct PlainCall {
+    /// The tool.
+    pub name: String,
+    /// The raw text of `arguments` (an object).
+    pub arguments: Option<Arc<str>>,
+    /// `_meta`, read as rmcp reads it.
+    meta: Option<RequestMetaObject>,
+    /// The protocol version `_meta` names.
+    meta_version: Option<String>,
+}
+
+impl PlainCall {
+    /// `message` (as [`jsonrpc::parse`] reads it) when it is a plain `tools/call` request: its
+    /// `params` have no members but `name` (a string), `arguments` (an object) and `_meta` (an
+    /// object), each at most once. rmcp reads such a message as a `tools/call` whenever it
+    /// reads the `_meta` object as a map, which is what this reads of it; the rest rmcp never
+    /// looks at (the transports hand it `{}` for the arguments). `None` for any other message:
+    /// read it through rmcp ([`read_client_message`]).
+    pub fn read(message: &jsonrpc::Request<'_>) -> Option<PlainCall> {
+        if !matches!(message.kind, Kind::Request(_)) || message.method() != "tools/call" {
             return None;
         }
+        let mut name = None;
+        let mut arguments = None;
+        let mut meta = None;
+        for (key, value) in jsonrpc::object_members(message.params?.get()).ok()? {
+            let slot = match key.as_bytes() {
+                b"name" => &mut name,
+                b"arguments" => &mut arguments,
+                b"_meta" => &mut meta,
+                _ => return None,
+            };
+            if slot.replace(value).is_some() {
+                return None;
+            }
+        }
+        let is_object = |raw: &RawValue| raw.get().trim_start().starts_with('{');
+        if arguments.is_some_and(|raw| !is_object(raw)) || meta.is_some_and(|raw| !is_object(raw)) {
+            return None;
+        }
+        Some(PlainCall {
+            name: serde_json::from_str(name?.get()).ok()?,
+            arguments: arguments.map(|raw| Arc::from(raw.get())),
+            meta: match meta {
+                Some(raw) => Some(serde_json::from_str::<JsonObject>(raw.get()).ok()?.into()),
+                None => None,
+            },
+            meta_version: meta.and_then(jsonrpc::meta_version),
+        })
     }
-    let name: String = serde_json::from_str(name?.get()).ok()?;
-    let is_object = |raw: &RawValue| raw.get().trim_start().starts_with('{');
-    let arguments = match arguments {
-        Some(raw) if !is_object(raw) || raw.get().len() > LARGE_ARGUMENTS => return None,
-        Some(raw) => Some(Arc::from(raw.get())),
-        None => None,
-    };
-    let (meta, meta_version) = match meta {
-        Some(raw) if !is_object(raw) => return None,
-        Some(raw) => (
-            RequestMetaObject::from(serde_json::from_str::<JsonObject>(raw.get()).ok()?),
-            jsonrpc::meta_version(raw),
-        ),
-        None => (RequestMetaObject::default(), None),
-    };
-    meta_admitted(&meta, era, meta_version.as_deref()).then_some((name, arguments))
+
+    /// Whether the call may take the direct path in `era`, as [`direct_call`] decides for it.
+    pub fn admitted(&self, era: &Era) -> bool {
+        let empty = RequestMetaObject::default();
+        self.arguments
+            .as_ref()
+            .is_none_or(|text| text.len() <= LARGE_ARGUMENTS)
+            && meta_admitted(
+                self.meta.as_ref().unwrap_or(&empty),
+                era,
+                self.meta_version.as_deref(),
+            )
+    }
+
+    /// The message as rmcp reads it under `id` ([`read_client_message`] of what
+    /// [`jsonrpc::Request::for_rmcp`] writes), its arguments attached as [`RawArguments`].
+    pub fn into_rmcp(self, id: RequestId) -> ClientJsonRpcMessage {
+        let mut params = CallToolRequestParams::new(self.name);
+        if self.arguments.is_some() {
+            params = params.with_arguments(JsonObject::new());
+        }
+        let mut request = CallToolRequest::new(params);
+        if let Some(meta) = self.meta {
+            request.extensions_mut().insert(meta);
+        }
+        if let Some(arguments) = self.arguments {
+            request.extensions_mut().insert(RawArguments(arguments));
+        }
+        ClientJsonRpcMessage::Request(JsonRpcRequest::new(
+            id,
+            ClientRequest::CallToolRequest(request),
+        ))
+    }
+}
+
+/// The tool name and arguments of `message` when it is a [`PlainCall`] that may take the
+/// direct path in `era`. `None` otherwise: read it through rmcp then ([`read_client_message`],
+/// [`direct_call`]), which decides the same for a plain call and reads the rest.
+pub fn plain_call(message: &jsonrpc::Request<'_>, era: &Era) -> Option<(String, Option<Arc<str>>)> {
+    let call = PlainCall::read(message)?;
+    call.admitted(era).then_some((call.name, call.arguments))
 }
 
 /// The JSON-RPC answer to a direct call under the integer id `internal`, as rmcp's service
@@ -230,6 +280,45 @@ mod tests {
         )
     }
 
+    /// A message as JSON, with the raw arguments attached to it.
+    type Seen = Option<(serde_json::Value, Option<Arc<str>>)>;
+
+    /// The message of `params` as rmcp reads it, and as [`PlainCall::into_rmcp`] builds it when
+    /// the call is plain.
+    fn both_readings(params: &str) -> (Seen, Seen) {
+        let text = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
+        let crate::jsonrpc::Incoming::Single(Ok(message)) = crate::jsonrpc::parse(&text) else {
+            panic!("{text}");
+        };
+        let seen = |message: ClientJsonRpcMessage| {
+            let ClientJsonRpcMessage::Request(request) = &message else {
+                panic!("{text}");
+            };
+            let arguments = request
+                .request
+                .extensions()
+                .get::<RawArguments>()
+                .map(|a| Arc::clone(&a.0));
+            (serde_json::to_value(&message).expect("JSON"), arguments)
+        };
+        let rmcp = read_client_message(&message.for_rmcp(Some(0), None), "tools/call")
+            .ok()
+            .map(|mut read| {
+                if let (ClientJsonRpcMessage::Request(request), Some(arguments)) =
+                    (&mut read, message.tool_arguments())
+                {
+                    request
+                        .request
+                        .extensions_mut()
+                        .insert(RawArguments(Arc::from(arguments)));
+                }
+                seen(read)
+            });
+        let plain =
+            PlainCall::read(&message).map(|call| seen(call.into_rmcp(RequestId::Number(0))));
+        (rmcp, plain)
+    }
+
     fn plain(params: &str, era: &Era) -> Option<(String, Option<Arc<str>>)> {
         let text =
             format!(r#"{{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{params}}}"#);
@@ -267,6 +356,17 @@ mod tests {
             let read = plain(params, era);
             assert!(read.is_some(), "{params}");
             assert_eq!(read, through_rmcp(params, era), "{params}");
+        }
+        // A plain call not admitted is handed to rmcp as rmcp reads it.
+        for params in [
+            admitted[0].0.clone(),
+            format!(r#"{{"name":"t","arguments":{{"a":"{large}"}},{meta}}}"#),
+            r#"{"name":"t","_meta":{"progressToken":"p","k":[1,{"x":null}]}}"#.to_string(),
+            r#"{"name":"t"}"#.to_string(),
+        ] {
+            let (rmcp, plain) = both_readings(&params);
+            assert!(plain.is_some(), "{params}");
+            assert_eq!(plain, rmcp, "{params}");
         }
         // Not admitted, or not plain (read through rmcp then): never a call through rmcp
         // would not make.

@@ -18,6 +18,7 @@
 
 use super::direct::DirectCall;
 use super::lines::KEPT_PREFIX;
+use crate::direct::PlainCall;
 use crate::dispatch::CallControl;
 use crate::jsonrpc::{self, code, EnvelopeError, IdKey, Incoming, Kind, RawId, Request};
 use crate::lifecycle::{negotiated_version, Era};
@@ -54,10 +55,29 @@ pub struct Item {
     method: String,
     meta_version: Option<String>,
     cancelled: Option<RawId>,
+    message: Reading,
+}
+
+/// How a message was read.
+#[derive(Debug)]
+enum Reading {
+    /// A plain `tools/call`, read without rmcp's types: rmcp's reading is built only when the
+    /// call does not take the direct path.
+    Plain(Box<PlainCall>),
     /// The message as rmcp reads it (id and `requestId` still placeholders), or why rmcp cannot
     /// read it (a value `serde_json::Value` cannot hold outside the arguments, params that fit
     /// no MCP type).
-    message: Result<ClientJsonRpcMessage, String>,
+    Rmcp(Box<Result<ClientJsonRpcMessage, String>>),
+}
+
+impl Reading {
+    /// The message as rmcp reads it, or why rmcp cannot.
+    fn into_rmcp(self) -> Result<ClientJsonRpcMessage, String> {
+        match self {
+            Reading::Plain(call) => Ok(call.into_rmcp(RequestId::Number(0))),
+            Reading::Rmcp(read) => *read,
+        }
+    }
 }
 
 /// Reads a line: UTF-8, envelope, batch, and the message rmcp will get.
@@ -94,10 +114,25 @@ pub fn too_long(prefix: &[u8]) -> Prepared {
 }
 
 fn item(request: &Request<'_>) -> Item {
+    let message = match PlainCall::read(request) {
+        Some(call) => Reading::Plain(Box::new(call)),
+        None => Reading::Rmcp(Box::new(rmcp_reading(request))),
+    };
+    Item {
+        kind: request.kind.clone(),
+        method: request.method().to_string(),
+        meta_version: request.meta_protocol_version(),
+        cancelled: request.cancelled_request(),
+        message,
+    }
+}
+
+/// `request` as rmcp reads it, its arguments attached ([`RawArguments`]).
+fn rmcp_reading(request: &Request<'_>) -> Result<ClientJsonRpcMessage, String> {
     let internal = matches!(request.kind, Kind::Request(_)).then_some(0);
-    let cancelled = request.cancelled_request();
-    let text = request.for_rmcp(internal, cancelled.as_ref().map(|_| 0));
-    let message = match crate::direct::read_client_message(&text, request.method()) {
+    let cancelled = request.cancelled_request().map(|_| 0);
+    let text = request.for_rmcp(internal, cancelled);
+    match crate::direct::read_client_message(&text, request.method()) {
         Ok(mut message) => {
             if let (ClientJsonRpcMessage::Request(call), Some(arguments)) =
                 (&mut message, request.tool_arguments())
@@ -109,13 +144,6 @@ fn item(request: &Request<'_>) -> Item {
             Ok(message)
         }
         Err(error) => Err(error.to_string()),
-    };
-    Item {
-        kind: request.kind.clone(),
-        method: request.method().to_string(),
-        meta_version: request.meta_protocol_version(),
-        cancelled,
-        message,
     }
 }
 
@@ -428,7 +456,7 @@ impl Connection {
         match kind {
             // The answer to a request the server sent (a tool's call context asking the client:
             // elicitation, sampling, roots): rmcp matches it to the request by id.
-            Kind::Response(id) => match message {
+            Kind::Response(id) => match message.into_rmcp() {
                 // rmcp ends the service on a message before any lifecycle (and the server has
                 // asked nothing then).
                 Ok(_) if self.era == Era::Unknown => {
@@ -445,7 +473,7 @@ impl Connection {
                     tracing::debug!(%method, "notification before any session ignored");
                     return;
                 }
-                let message = match message {
+                let message = match message.into_rmcp() {
                     Ok(message) => message,
                     Err(error) => {
                         tracing::warn!(%method, %error, "unreadable notification ignored");
@@ -467,6 +495,24 @@ impl Connection {
                     self.add_entry(slot, key, Entry::Done(error.to_json()), now);
                     return;
                 }
+                let message = match message {
+                    Reading::Plain(call)
+                        if self.era != Era::Unknown
+                            && self.direct_ready(slot)
+                            && call.admitted(&self.era)
+                            && !self.context_tools.contains(&call.name) =>
+                    {
+                        let internal = self.next_internal;
+                        self.next_internal += 1;
+                        let index = self.add_entry(slot, key, Entry::Waiting, now);
+                        let PlainCall {
+                            name, arguments, ..
+                        } = *call;
+                        self.start_direct(id, slot, index, internal, name, arguments);
+                        return;
+                    }
+                    other => other.into_rmcp(),
+                };
                 let mut message = match message {
                     Ok(ClientJsonRpcMessage::Request(request)) => request,
                     Ok(_) | Err(_) => {
@@ -489,24 +535,7 @@ impl Connection {
                 if let Some((name, arguments)) =
                     self.direct_call(slot, &message.request, meta_version.as_deref())
                 {
-                    let control = CallControl::new();
-                    self.pending.insert(
-                        internal,
-                        Pending {
-                            client: id,
-                            slot,
-                            index,
-                            call: false,
-                            direct: Some(control.clone()),
-                        },
-                    );
-                    self.to_start.push(DirectCall {
-                        internal,
-                        name,
-                        arguments,
-                        control,
-                        stateless: self.era == Era::Stateless,
-                    });
+                    self.start_direct(id, slot, index, internal, name, arguments);
                     return;
                 }
                 let call = self.ordered && method == "tools/call";
@@ -540,16 +569,51 @@ impl Connection {
         request: &ClientRequest,
         meta_version: Option<&str>,
     ) -> Option<(String, Option<Arc<str>>)> {
-        let ready = self.direct
-            && self.rmcp_serving
-            && (self.initialized || self.era == Era::Stateless)
-            && !(self.ordered && (self.running_call.is_some() || !self.waiting_calls.is_empty()))
-            && self.slot_mut(slot).is_some_and(|s| !s.batch);
-        if !ready {
+        if !self.direct_ready(slot) {
             return None;
         }
         crate::direct::direct_call(request, &self.era, meta_version)
             .filter(|(name, _)| !self.context_tools.contains(name))
+    }
+
+    /// Whether a request in `slot` may take the direct path, the call itself permitting.
+    fn direct_ready(&mut self, slot: u64) -> bool {
+        self.direct
+            && self.rmcp_serving
+            && (self.initialized || self.era == Era::Stateless)
+            && !(self.ordered && (self.running_call.is_some() || !self.waiting_calls.is_empty()))
+            && self.slot_mut(slot).is_some_and(|s| !s.batch)
+    }
+
+    /// Queues the direct call of request `id` (internal id `internal`, answer at `index` of
+    /// `slot`) to be started.
+    fn start_direct(
+        &mut self,
+        id: RawId,
+        slot: u64,
+        index: usize,
+        internal: i64,
+        name: String,
+        arguments: Option<Arc<str>>,
+    ) {
+        let control = CallControl::new();
+        self.pending.insert(
+            internal,
+            Pending {
+                client: id,
+                slot,
+                index,
+                call: false,
+                direct: Some(control.clone()),
+            },
+        );
+        self.to_start.push(DirectCall {
+            internal,
+            name,
+            arguments,
+            control,
+            stateless: self.era == Era::Stateless,
+        });
     }
 
     /// Fixes the era on the first lifecycle request, as rmcp selects its lifecycle.
