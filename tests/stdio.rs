@@ -17,4 +17,6 @@ mod stdio {
     mod inspector;
     mod python;
     mod raw;
+    #[cfg(target_os = "linux")]
+    mod worker_reads;
 }

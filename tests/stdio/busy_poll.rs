@@ -6,40 +6,10 @@
 //! CPU time is read from `/proc/PID/task/*/schedstat` (Linux) for the server and its workers.
 
 use crate::support;
+use crate::support::procs::{children, cpu_ns};
 use crate::support::server::{initialize, Server};
 use serde_json::json;
 use std::time::Duration;
-
-/// Nanoseconds the threads of process `pid` have run.
-fn cpu_ns(pid: u32) -> u64 {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return 0;
-    };
-    tasks
-        .flatten()
-        .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
-        .filter_map(|text| text.split_whitespace().next()?.parse::<u64>().ok())
-        .sum()
-}
-
-/// Processes whose parent is `pid` (the server's workers).
-fn children(pid: u32) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|child| {
-            std::fs::read_to_string(format!("/proc/{child}/stat")).is_ok_and(|stat| {
-                // The fields after the command's closing parenthesis: state, then the parent.
-                stat.rsplit_once(')')
-                    .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok())
-                    == Some(pid)
-            })
-        })
-        .collect()
-}
 
 /// CPU nanoseconds of the server and its workers.
 fn server_cpu_ns(server: &Server) -> u64 {

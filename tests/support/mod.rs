@@ -12,6 +12,8 @@ pub mod call;
 pub mod faults;
 pub mod fpc;
 pub mod http;
+#[cfg(target_os = "linux")]
+pub mod procs;
 pub mod server;
 pub mod tools;
 

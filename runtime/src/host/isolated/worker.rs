@@ -5,7 +5,8 @@
 //! Standard output is taken for the framing before the library loads
 //! ([`crate::stdio::take_protocol_stdout`]), so a Pascal `WriteLn` lands on stderr, which is the
 //! server's. At the end of stdin (the server closed the pipe, or ended) the worker exits at
-//! once, even while a call is running.
+//! once, even while a call is running. On Linux, when no callable takes a call context, the
+//! library thread reads the frames itself ([`library_reads`]).
 
 use super::framing::{self, FromWorker, ToWorker, MAX_CALL_FRAME};
 use super::relay::{FrameSender, WorkerContexts};
@@ -138,52 +139,179 @@ pub fn run_worker(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             outcome: Ok(manifest.into_bytes()),
         },
     );
+    let host = Arc::new(host);
+    let frames = Arc::new(Frames {
+        host: Arc::downgrade(&host),
+        contexts: Arc::new(WorkerContexts::default()),
+        sender: {
+            let output = Arc::clone(&output);
+            Arc::new(move |message: &FromWorker| send(&output, message))
+        },
+        output,
+    });
+    #[cfg(target_os = "linux")]
+    if library_reads::install(&host, &frames) {
+        library_reads::exit_at_hangup();
+    }
     let mut input = call_input(args.busy_poll);
-    let contexts = Arc::new(WorkerContexts::default());
-    let sender: FrameSender = {
-        let output = Arc::clone(&output);
-        Arc::new(move |message: &FromWorker| send(&output, message))
-    };
     loop {
-        let payload = match framing::read_frame(&mut input, MAX_CALL_FRAME) {
-            Ok(Some(payload)) => payload,
-            // The server closed the pipe or ended: nothing more to do, even mid-call.
-            Ok(None) => exit_now(0),
-            Err(error) => {
-                eprintln!("delphi-mcp worker: reading from the server failed: {error}");
-                exit_now(3)
-            }
-        };
+        frames.handle(read_frame(&mut input));
+    }
+}
+
+/// The next frame from the server; the end of input ends the process.
+fn read_frame(input: &mut impl Read) -> Vec<u8> {
+    match framing::read_frame(input, MAX_CALL_FRAME) {
+        Ok(Some(payload)) => payload,
+        // The server closed the pipe or ended: nothing more to do, even mid-call.
+        Ok(None) => exit_now(0),
+        Err(error) => {
+            eprintln!("delphi-mcp worker: reading from the server failed: {error}");
+            exit_now(3)
+        }
+    }
+}
+
+/// What the server's frames act on.
+struct Frames {
+    /// The library (weak: the library thread may hold these frames as its idle work).
+    host: std::sync::Weak<LibraryHost>,
+    contexts: Arc<WorkerContexts>,
+    sender: FrameSender,
+    output: Arc<Mutex<crate::stdio::ProtocolOutput>>,
+}
+
+impl Frames {
+    /// Acts on one frame: queues a call, or passes an answer or a cancellation to the call
+    /// context it is for. Returns whether it queued a call.
+    fn handle(&self, payload: Vec<u8>) -> bool {
         let (id, tool, mut args) = match framing::decode_to_worker(&payload) {
             Ok(ToWorker::Call { id, tool, args }) => (id, tool, args),
             Ok(ToWorker::Answer { id, status, text }) => {
                 let text = String::from_utf8_lossy(&text).into_owned();
-                contexts.answer(id, RequestOutcome { status, text });
-                continue;
+                self.contexts.answer(id, RequestOutcome { status, text });
+                return false;
             }
             Ok(ToWorker::Cancel { id }) => {
-                contexts.cancel(id);
-                continue;
+                self.contexts.cancel(id);
+                return false;
             }
             Err(error) => {
                 eprintln!("delphi-mcp worker: invalid frame from the server: {error}");
                 exit_now(3)
             }
         };
-        contexts.attach(id, &mut args, &sender);
-        let output_for_call = Arc::clone(&output);
-        let contexts_for_call = Arc::clone(&contexts);
+        let Some(host) = self.host.upgrade() else {
+            exit_now(0)
+        };
+        self.contexts.attach(id, &mut args, &self.sender);
+        let output = Arc::clone(&self.output);
+        let contexts = Arc::clone(&self.contexts);
         let submitted = host.submit(
             tool as usize,
             args,
             None,
             Box::new(move |outcome| {
-                contexts_for_call.detach(id);
-                send(&output_for_call, &outcome_frame(id, outcome))
+                contexts.detach(id);
+                send(&output, &outcome_frame(id, outcome))
             }),
         );
         if let Err(error) = submitted {
-            send(&output, &outcome_frame(id, Err(error)));
+            send(&self.output, &outcome_frame(id, Err(error)));
+        }
+        true
+    }
+}
+
+/// The library thread reads the server's frames itself (Linux, and only when no callable of
+/// the library takes a call context).
+///
+/// Otherwise the main thread reads the frames and queues each call for the library thread: two
+/// threads wait for every call, each busy polling ([`crate::host::busy_poll`]), and each call
+/// crosses from one to the other. A call is read while another runs only to answer or cancel
+/// the requests of a call context; without call contexts nothing need be read during a call
+/// (the server kills the process to stop one). So the library thread reads while it has no
+/// call to run ([`IdleWork`](crate::host::idle::IdleWork)), as in-process stdio does
+/// (`stdio/library_input.rs`): a call is read, run and answered on one thread.
+#[cfg(target_os = "linux")]
+mod library_reads {
+    use super::{read_frame, Frames};
+    use crate::host::busy_poll::BusyPoll;
+    use crate::host::idle::{IdleWork, JobSignal};
+    use crate::host::{LibraryHost, ToolHost};
+    use std::io::BufReader;
+    use std::os::fd::{AsRawFd, RawFd};
+    use std::sync::{Arc, Mutex};
+
+    /// The input read by the library thread.
+    struct LibraryReads {
+        input: Mutex<BufReader<std::fs::File>>,
+        fd: RawFd,
+        frames: Arc<Frames>,
+    }
+
+    impl IdleWork for LibraryReads {
+        fn idle(&self, signal: &JobSignal, busy_poll: &mut BusyPoll) {
+            let Ok(mut input) = self.input.lock() else {
+                return;
+            };
+            loop {
+                // A frame begun in the buffer is read on; otherwise wait for input, or for a
+                // call queued by another thread (none in a worker, but the host may raise it).
+                if input.buffer().is_empty() {
+                    let [readable, raised] = busy_poll.wait_readable(&[self.fd, signal.fd()]);
+                    if raised {
+                        signal.drain();
+                        return;
+                    }
+                    if !readable {
+                        continue;
+                    }
+                }
+                if self.frames.handle(read_frame(&mut *input)) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Hands reading to the library thread of `host` when no callable takes a call context;
+    /// whether it did.
+    pub(super) fn install(host: &Arc<LibraryHost>, frames: &Arc<Frames>) -> bool {
+        if host
+            .manifest()
+            .callables()
+            .any(|callable| callable.needs_context())
+        {
+            return false;
+        }
+        let Ok(own) = std::os::fd::AsFd::as_fd(&std::io::stdin()).try_clone_to_owned() else {
+            return false;
+        };
+        let file = std::fs::File::from(own);
+        let work = LibraryReads {
+            fd: file.as_raw_fd(),
+            input: Mutex::new(BufReader::with_capacity(64 * 1024, file)),
+            frames: Arc::clone(frames),
+        };
+        host.set_idle_work(Arc::new(work))
+    }
+
+    /// Waits until the server closes the pipe, then ends the process, even while a call runs
+    /// (the library thread notices the end of input only between calls).
+    pub(super) fn exit_at_hangup() -> ! {
+        // No events asked: poll(2) reports only the hang-up, never the frames waiting.
+        let mut polled = libc::pollfd {
+            fd: std::io::stdin().as_raw_fd(),
+            events: 0,
+            revents: 0,
+        };
+        loop {
+            // SAFETY: `polled` is one live pollfd.
+            let ready = unsafe { libc::poll(&mut polled, 1, -1) };
+            if ready > 0 && polled.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
+                super::exit_now(0);
+            }
         }
     }
 }
