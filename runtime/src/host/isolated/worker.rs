@@ -182,8 +182,8 @@ struct Frames {
 }
 
 impl Frames {
-    /// Acts on one frame: queues a call, or passes an answer or a cancellation to the call
-    /// context it is for. Returns whether it queued a call.
+    /// Acts on one frame: queues a call (or answers at once a call it cannot queue), or passes
+    /// an answer or a cancellation to the call context it is for. Returns whether it was a call.
     fn handle(&self, payload: Vec<u8>) -> bool {
         let (id, tool, mut args) = match framing::decode_to_worker(&payload) {
             Ok(ToWorker::Call { id, tool, args }) => (id, tool, args),
