@@ -18,10 +18,22 @@ struct Timer {
 }
 
 struct State {
-    entries: BTreeMap<(Instant, u64), Waker>,
-    /// Until when the thread sleeps (`None`: until woken). A new entry wakes it only when it is
-    /// earlier, so that most calls (deadlines far ahead) cost no wake-up.
+    /// Each pending future: its waker, and how much later than its instant it may complete.
+    entries: BTreeMap<(Instant, u64), (Waker, Duration)>,
+    /// Until when the thread sleeps (`None`: until woken). A new entry wakes it only when it
+    /// must complete earlier, so that most calls (deadlines far ahead) cost no wake-up.
     sleeping_until: Option<Instant>,
+}
+
+impl State {
+    /// When the thread must wake next: the earliest instant plus slack of its entries (each
+    /// may complete that much late, so a thread woken for one also completes the others due).
+    fn next_wake(&self) -> Option<Instant> {
+        self.entries
+            .iter()
+            .map(|(&(at, _), &(_, slack))| at + slack)
+            .min()
+    }
 }
 
 fn timer() -> &'static Timer {
@@ -60,7 +72,7 @@ impl Timer {
                 if entry.key().0 > now {
                     break;
                 }
-                due.push(entry.remove());
+                due.push(entry.remove().0);
             }
             if !due.is_empty() {
                 // Woken outside the lock: a waker may poll its future at once (the stdio
@@ -70,7 +82,7 @@ impl Timer {
                 state = self.lock();
                 continue;
             }
-            state.sleeping_until = state.entries.keys().next().map(|&(at, _)| at);
+            state.sleeping_until = state.next_wake();
             state = match state.sleeping_until {
                 Some(at) => {
                     self.changed
@@ -94,8 +106,9 @@ pub(crate) fn sleep_until(at: Instant) -> Sleep {
 }
 
 /// Completes at `at` or up to `slack` later: registering it wakes the timer thread only when
-/// the thread would otherwise sleep past `at + slack`. Entries registered again and again
-/// (one per call) then cost no wake-up each, while the thread wakes about once per `slack`.
+/// the thread would otherwise sleep past `at + slack`, and the thread sleeps until then.
+/// Entries registered again and again (one per call, each dropped before its instant) then
+/// cost no wake-up each, while the thread wakes about once per `at - now + slack`.
 #[cfg(target_os = "linux")]
 pub(crate) fn sleep_until_lazily(at: Instant, slack: Duration) -> Sleep {
     Sleep {
@@ -125,7 +138,9 @@ impl Future for Sleep {
             .id
             .get_or_insert_with(|| timer.next_id.fetch_add(1, Ordering::Relaxed));
         let mut state = timer.lock();
-        state.entries.insert((self.at, id), cx.waker().clone());
+        state
+            .entries
+            .insert((self.at, id), (cx.waker().clone(), self.slack));
         let sooner = state
             .sleeping_until
             .is_none_or(|until| self.at + self.slack < until);
@@ -148,6 +163,27 @@ impl Drop for Sleep {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_thread_wakes_at_the_earliest_instant_plus_slack() {
+        let now = Instant::now();
+        let ms = Duration::from_millis;
+        let waker = Waker::noop().clone();
+        let mut state = State {
+            entries: BTreeMap::new(),
+            sleeping_until: None,
+        };
+        assert_eq!(state.next_wake(), None);
+        // A lazy entry may complete up to its slack late; a later exact one cannot.
+        state
+            .entries
+            .insert((now + ms(1), 0), (waker.clone(), ms(9)));
+        assert_eq!(state.next_wake(), Some(now + ms(10)));
+        state
+            .entries
+            .insert((now + ms(4), 1), (waker, Duration::ZERO));
+        assert_eq!(state.next_wake(), Some(now + ms(4)));
+    }
 
     #[test]
     fn completes_at_its_instant_under_a_plain_executor() {

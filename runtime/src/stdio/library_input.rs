@@ -35,7 +35,7 @@ use tokio::sync::Notify;
 pub const HAND_OVER_AFTER: Duration = Duration::from_millis(1);
 
 /// How late the watchdog may notice that (see [`sleep_until_lazily`]).
-const WATCHDOG_SLACK: Duration = Duration::from_millis(1);
+const WATCHDOG_SLACK: Duration = Duration::from_millis(9);
 
 /// Which thread reads stdin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
