@@ -202,7 +202,8 @@ pub(super) fn accepts(headers: &HeaderMap) -> (bool, bool) {
         let Ok(text) = value.to_str() else { continue };
         for item in text.split(',') {
             let mut parts = item.split(';');
-            let essence = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+            let essence = parts.next().unwrap_or("").trim();
+            let is = |name: &str| essence.eq_ignore_ascii_case(name);
             let refused = parts.any(|p| {
                 let p = p.trim();
                 p.strip_prefix("q=")
@@ -211,14 +212,13 @@ pub(super) fn accepts(headers: &HeaderMap) -> (bool, bool) {
             if refused {
                 continue;
             }
-            match essence.as_str() {
-                "application/json" | "application/*" => json = true,
-                "text/event-stream" | "text/*" => sse = true,
-                "*/*" => {
-                    json = true;
-                    sse = true;
-                }
-                _ => {}
+            if is("*/*") {
+                json = true;
+                sse = true;
+            } else if is("application/json") || is("application/*") {
+                json = true;
+            } else if is("text/event-stream") || is("text/*") {
+                sse = true;
             }
         }
     }
@@ -309,6 +309,11 @@ mod tests {
             (false, true)
         );
         assert_eq!(accepts(&headers(&[("accept", "*/*")])), (true, true));
+        assert_eq!(
+            accepts(&headers(&[("accept", " Application/JSON ; charset=utf-8")])),
+            (true, false)
+        );
+        assert_eq!(accepts(&headers(&[("accept", "TEXT/*")])), (false, true));
         assert_eq!(
             accepts(&headers(&[("accept", "text/html")])),
             (false, false)
