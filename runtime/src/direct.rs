@@ -1,6 +1,6 @@
 //! The direct path of a plain `tools/call`, shared by both transports (`stdio/direct.rs`,
-//! `http/direct.rs`): which calls may skip rmcp ([`direct_call`]) and the answer rmcp would
-//! write for them ([`answer`]).
+//! `http/direct.rs`): which calls may skip rmcp ([`direct_call`], and [`PlainCall`] for a call
+//! read without rmcp's types) and the answer rmcp would write for them ([`answer`]).
 //!
 //! Through rmcp a `tools/call` costs a task of its own, the request and answer converted to and
 //! from rmcp's types and passed through its service loop: several times the cost of
