@@ -6,7 +6,7 @@
 //! ([`crate::stdio::take_protocol_stdout`]), so a Pascal `WriteLn` lands on stderr, which is the
 //! server's. At the end of stdin (the server closed the pipe, or ended) the worker exits at
 //! once, even while a call is running. On Linux, when no callable takes a call context, the
-//! library thread reads the frames itself ([`library_reads`]).
+//! library thread reads the frames itself (`library_reads`, below).
 
 use super::framing::{self, FromWorker, ToWorker, MAX_CALL_FRAME};
 use super::relay::{FrameSender, WorkerContexts};
