@@ -125,6 +125,11 @@ impl PlainCall {
         })
     }
 
+    /// The protocol version its `_meta` names (as [`jsonrpc::Request::meta_protocol_version`]).
+    pub fn meta_version(&self) -> Option<&str> {
+        self.meta_version.as_deref()
+    }
+
     /// Whether the call may take the direct path in `era`, as [`direct_call`] decides for it.
     pub fn admitted(&self, era: &Era) -> bool {
         let empty = RequestMetaObject::default();
@@ -323,7 +328,13 @@ mod tests {
         let text =
             format!(r#"{{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{params}}}"#);
         match crate::jsonrpc::parse(&text) {
-            crate::jsonrpc::Incoming::Single(Ok(message)) => plain_call(&message, era),
+            crate::jsonrpc::Incoming::Single(Ok(message)) => {
+                if let Some(call) = PlainCall::read(&message) {
+                    let named = message.meta_protocol_version();
+                    assert_eq!(call.meta_version(), named.as_deref(), "{params}");
+                }
+                plain_call(&message, era)
+            }
             _ => None,
         }
     }
@@ -406,6 +417,18 @@ mod tests {
                 Era::Stateless,
             ),
             (r#"{"name":"t","arguments":{}}"#.to_string(), Era::Stateless),
+            // The first of two versions counts, as for every request.
+            (
+                format!(
+                    r#"{{"name":"t",{}}}"#,
+                    meta.replacen(
+                        r#""_meta":{"#,
+                        r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","#,
+                        1
+                    )
+                ),
+                Era::Stateless,
+            ),
             (
                 r#"{"name":"t","_meta":null}"#.to_string(),
                 Era::Handshake("2025-06-18".into()),

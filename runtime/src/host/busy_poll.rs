@@ -95,7 +95,10 @@ impl BusyPoll {
 
 /// `poll(2)` of `polled` with `timeout` milliseconds (-1: none).
 #[cfg(unix)]
-fn poll<const N: usize>(polled: &mut [libc::pollfd; N], timeout: libc::c_int) -> libc::c_int {
+pub(crate) fn poll<const N: usize>(
+    polled: &mut [libc::pollfd; N],
+    timeout: libc::c_int,
+) -> libc::c_int {
     // SAFETY: `polled` is a live array of N pollfd entries.
     unsafe { libc::poll(polled.as_mut_ptr(), N as libc::nfds_t, timeout) }
 }

@@ -114,24 +114,31 @@ pub fn too_long(prefix: &[u8]) -> Prepared {
 }
 
 fn item(request: &Request<'_>) -> Item {
-    let message = match PlainCall::read(request) {
-        Some(call) => Reading::Plain(Box::new(call)),
-        None => Reading::Rmcp(Box::new(rmcp_reading(request))),
+    let cancelled = request.cancelled_request();
+    let (meta_version, message) = match PlainCall::read(request) {
+        Some(call) => (
+            call.meta_version().map(str::to_string),
+            Reading::Plain(Box::new(call)),
+        ),
+        None => (
+            request.meta_protocol_version(),
+            Reading::Rmcp(Box::new(rmcp_reading(request, cancelled.is_some()))),
+        ),
     };
     Item {
         kind: request.kind.clone(),
         method: request.method().to_string(),
-        meta_version: request.meta_protocol_version(),
-        cancelled: request.cancelled_request(),
+        meta_version,
+        cancelled,
         message,
     }
 }
 
-/// `request` as rmcp reads it, its arguments attached ([`RawArguments`]).
-fn rmcp_reading(request: &Request<'_>) -> Result<ClientJsonRpcMessage, String> {
+/// `request` as rmcp reads it (`cancels`: a `notifications/cancelled` naming a valid id), its
+/// arguments attached ([`RawArguments`]).
+fn rmcp_reading(request: &Request<'_>, cancels: bool) -> Result<ClientJsonRpcMessage, String> {
     let internal = matches!(request.kind, Kind::Request(_)).then_some(0);
-    let cancelled = request.cancelled_request().map(|_| 0);
-    let text = request.for_rmcp(internal, cancelled);
+    let text = request.for_rmcp(internal, cancels.then_some(0));
     match crate::direct::read_client_message(&text, request.method()) {
         Ok(mut message) => {
             if let (ClientJsonRpcMessage::Request(call), Some(arguments)) =

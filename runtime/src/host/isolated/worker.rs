@@ -236,7 +236,7 @@ impl Frames {
 #[cfg(target_os = "linux")]
 mod library_reads {
     use super::{read_frame, Frames};
-    use crate::host::busy_poll::BusyPoll;
+    use crate::host::busy_poll::{poll, BusyPoll};
     use crate::host::idle::{IdleWork, JobSignal};
     use crate::host::{LibraryHost, ToolHost};
     use std::io::BufReader;
@@ -301,15 +301,13 @@ mod library_reads {
     /// (the library thread notices the end of input only between calls).
     pub(super) fn exit_at_hangup() -> ! {
         // No events asked: poll(2) reports only the hang-up, never the frames waiting.
-        let mut polled = libc::pollfd {
+        let mut polled = [libc::pollfd {
             fd: std::io::stdin().as_raw_fd(),
             events: 0,
             revents: 0,
-        };
+        }];
         loop {
-            // SAFETY: `polled` is one live pollfd.
-            let ready = unsafe { libc::poll(&mut polled, 1, -1) };
-            if ready > 0 && polled.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
+            if poll(&mut polled, -1) > 0 {
                 super::exit_now(0);
             }
         }
