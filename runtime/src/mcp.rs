@@ -183,6 +183,7 @@ impl McpServer {
         CallControl {
             cancelled: context.ct.clone(),
             client: Some(Arc::new(link)),
+            caller_idle: false,
         }
     }
 
@@ -365,6 +366,7 @@ impl ServerHandler for McpServer {
             let control = CallControl {
                 cancelled: context.ct.clone(),
                 client: None,
+                caller_idle: false,
             };
             return call_tool_response(
                 run_call(Arc::clone(&self.dispatch), name, raw, control).await,

@@ -1,7 +1,7 @@
 //! Fault containment over HTTP (`examples/faults`): tools that end the process or never return,
 //! in process and isolated (`--isolate`); the library host on the status page; a queued call
-//! whose deadline passes never runs. The stdio side, with every tool of the example, is
-//! `tests/stdio/faults.rs`.
+//! whose deadline passes never runs; an idle caller reading its isolated call's answer itself.
+//! The stdio side, with every tool of the example, is `tests/stdio/faults.rs`.
 
 use crate::support::faults::{assert_error, library as faults, value};
 use crate::support::http::{connect, request_head, tools_call_2026, HttpServer};
@@ -138,4 +138,40 @@ fn over_http_a_queued_call_whose_deadline_passes_never_runs() {
         value(&post_call(&endpoint(&server), 3, "count_calls", "{}").expect("an answer")),
         1
     );
+}
+
+/// The only request in progress reads its isolated call's answer from the worker's pipe itself
+/// (`docs/runtime.md`, "Isolation"): through a run of sequential calls the server's reader of
+/// the worker sleeps, and the answers are those of one worker counting its calls. A worker that
+/// ends during such a call is still reported by the reader and restarted.
+#[cfg(target_os = "linux")]
+#[test]
+fn over_http_an_idle_caller_reads_its_isolated_answer_itself() {
+    use crate::support::procs::thread_switches;
+    const CALLS: i64 = 200;
+    let library = faults();
+    // A busy-poll budget no call of a debug build outlasts: each caller reads its answer.
+    let server = HttpServer::start(
+        &library,
+        &["--no-auth", "--isolate", "--busy-poll", "50000"],
+    );
+    let target = endpoint(&server);
+    // The reader thread reads the first answer, then leaves the next to its caller.
+    let first = post_call(&target, 1, "count_calls", "{}").expect("an answer");
+    assert_eq!(value(&first), 1);
+    let before = thread_switches(server.pid(), "delphi-worker-0");
+    for n in 2..=CALLS {
+        let counted = post_call(&target, n, "count_calls", "{}").expect("an answer");
+        assert_eq!(value(&counted), n);
+    }
+    let switches = thread_switches(server.pid(), "delphi-worker-0") - before;
+    // Reading every answer, the reader thread would switch at least once per call.
+    assert!(
+        switches < (CALLS as u64) / 4,
+        "the worker's reader thread switched {switches} times in {CALLS} calls"
+    );
+    let halted = post_call(&target, CALLS + 1, "halt_process", r#"{"Code":3}"#).expect("an answer");
+    assert_error(&halted, &["the library process ended with exit code 3 during `halt_process`; it is being restarted"]);
+    let restarted = post_call(&target, CALLS + 2, "count_calls", "{}").expect("an answer");
+    assert_eq!(value(&restarted), 1);
 }

@@ -98,6 +98,11 @@ impl HttpServer {
         }
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// `Authorization: Bearer <token>` (empty when there is no token).
     pub fn bearer(&self) -> String {
         format!("Bearer {}", self.token.as_deref().unwrap_or_default())

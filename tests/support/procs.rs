@@ -12,6 +12,28 @@ pub fn cpu_ns(pid: u32) -> u64 {
         .sum()
 }
 
+/// Context switches, voluntary and not, of the threads of process `pid` named `name`
+/// (`/proc/PID/task/*/status`).
+pub fn thread_switches(pid: u32, name: &str) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .flatten()
+        .filter(|task| {
+            std::fs::read_to_string(task.path().join("comm")).is_ok_and(|comm| comm.trim() == name)
+        })
+        .filter_map(|task| std::fs::read_to_string(task.path().join("status")).ok())
+        .flat_map(|status| {
+            status
+                .lines()
+                .filter(|line| line.contains("ctxt_switches:"))
+                .filter_map(|line| line.split_whitespace().nth(1)?.parse::<u64>().ok())
+                .collect::<Vec<_>>()
+        })
+        .sum()
+}
+
 /// The state and parent of process `pid` (`/proc/PID/stat`), when it exists.
 fn state_and_parent(pid: u32) -> Option<(String, u32)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;

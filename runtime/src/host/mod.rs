@@ -85,6 +85,11 @@ pub struct CallControl {
     pub cancelled: CancellationToken,
     /// The client of the request, for progress, logs and requests from the tool.
     pub client: Option<Arc<dyn crate::context::ClientLink>>,
+    /// The caller has nothing else to do until the answer (it is the only request in
+    /// progress): the host may wait for the answer on the caller's thread, busy polling for at
+    /// most its budget ([`HostOptions::busy_poll`]), instead of having another thread hand it
+    /// over. An isolated host then reads the worker's answer itself.
+    pub caller_idle: bool,
 }
 
 impl std::fmt::Debug for CallControl {
@@ -92,6 +97,7 @@ impl std::fmt::Debug for CallControl {
         f.debug_struct("CallControl")
             .field("cancelled", &self.cancelled.is_cancelled())
             .field("client", &self.client.is_some())
+            .field("caller_idle", &self.caller_idle)
             .finish()
     }
 }

@@ -100,9 +100,15 @@ impl Eligible<'_> {
     }
 }
 
-/// Runs `call` on `dispatch` and answers it under the client's `id`, as rmcp does.
-pub(super) async fn answer(dispatch: &Arc<dyn Dispatch>, id: &RawId, call: DirectCall) -> Response {
-    let outcome = Running::start(Arc::clone(dispatch), call).await;
+/// Runs `call` on `dispatch` and answers it under the client's `id`, as rmcp does; `alone`:
+/// no other request is in progress ([`CallControl::caller_idle`]).
+pub(super) async fn answer(
+    dispatch: &Arc<dyn Dispatch>,
+    id: &RawId,
+    call: DirectCall,
+    alone: bool,
+) -> Response {
+    let outcome = Running::start(Arc::clone(dispatch), call, alone).await;
     match crate::direct::answer(0, true, outcome) {
         Ok(text) => (
             StatusCode::OK,
@@ -132,8 +138,11 @@ struct Running {
 }
 
 impl Running {
-    fn start(dispatch: Arc<dyn Dispatch>, call: DirectCall) -> Running {
-        let control = CallControl::new();
+    fn start(dispatch: Arc<dyn Dispatch>, call: DirectCall, alone: bool) -> Running {
+        let control = CallControl {
+            caller_idle: alone,
+            ..CallControl::new()
+        };
         let cancel = control.cancelled.clone();
         let DirectCall { name, arguments } = call;
         let call: CallFuture<'static> = Box::pin(async move {

@@ -375,7 +375,9 @@ pub(super) async fn post(
         Plan::Accepted => Handled::Direct(StatusCode::ACCEPTED.into_response()),
         Plan::Direct(id, call) => {
             let _ = known_id.set(id.clone());
-            Handled::Direct(direct::answer(&app.recording, &id, call).await)
+            // No other request in progress (this one holds the only permit taken).
+            let alone = app.permits.available_permits() + 1 >= app.max_concurrent;
+            Handled::Direct(direct::answer(&app.recording, &id, call, alone).await)
         }
         Plan::Single(forward) => {
             if let Some((id, _)) = &forward.id {

@@ -12,6 +12,7 @@
 //! globals: state kept by the library between calls is per worker.
 
 pub mod framing;
+mod own_answer;
 mod pool;
 mod process;
 mod relay;
@@ -284,7 +285,7 @@ impl IsolatedHost {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let frame = pool::call_frame(id, index, args)?;
         let (reply, answer) = tokio::sync::oneshot::channel();
-        let write = {
+        let (write, own_read) = {
             let mut pool = self.shared.lock();
             let now = Instant::now();
             if let Some(refusal) = pool.unavailable_error(now) {
@@ -298,15 +299,25 @@ impl IsolatedHost {
                 deadline,
                 reply,
                 client: relay::CallClient(control.client.clone()),
+                caller_idle: control.caller_idle,
             });
+            let (own_read, wake_reader) = pool.reader_of(id, control.caller_idle);
             // The deadline is the manager's to watch: wake it when it sleeps past it.
-            if deadline.is_some_and(|at| pool.manager_until.is_none_or(|until| at < until)) {
+            if wake_reader
+                || deadline.is_some_and(|at| pool.manager_until.is_none_or(|until| at < until))
+            {
                 self.shared.changed.notify_all();
             }
-            write
+            (write, own_read)
         };
+        let mut answer = answer;
         if let Some(write) = write {
             pool::write_frame(write);
+        }
+        if let Some(read) = own_read {
+            if let Some(outcome) = own_answer::read_own_answer(&self.shared, &read, &mut answer) {
+                return outcome;
+            }
         }
         let mut forget = ForgetOnDrop {
             shared: &self.shared,

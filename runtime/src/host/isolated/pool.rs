@@ -16,6 +16,7 @@
 //!   restarted at once and do not count as crashes.
 
 use super::framing::{self, ToWorker};
+use super::own_answer::{CallerRead, FrameReader};
 use super::shared::{Config, Replies, Reply};
 use super::CancelPolicy;
 use crate::host::state::{
@@ -45,6 +46,25 @@ pub const UNAVAILABLE_PAUSE: Duration = Duration::from_secs(30);
 pub const UNAVAILABLE_MAX: Duration = Duration::from_secs(600);
 /// A worker that closed its pipe but has not exited after this long is killed.
 pub const CLOSE_GRACE: Duration = Duration::from_secs(2);
+/// How long a worker's frames go unread after a caller read its own answer before the reader
+/// thread reads them again ([`Reading::Released`]).
+pub const READER_TAKEOVER: Duration = Duration::from_millis(100);
+
+/// Who reads a worker's frames. The pipe has one reader at a time ([`Worker::frames`] is
+/// locked for each frame); this decides who tries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reading {
+    /// The worker's reader thread.
+    Thread,
+    /// The caller of the call running on the worker reads its own answer, within one poll of
+    /// its call ([`super::own_answer`]).
+    Caller,
+    /// Nobody, since the instant: the last call's caller read its answer, or could have, and
+    /// the next call's caller will probably read its own too. The reader thread reads again
+    /// after [`READER_TAKEOVER`] (a worker that dies between calls is noticed then), or at
+    /// once when a call starts whose caller does not read.
+    Released(Instant),
+}
 
 /// Whether the host is starting, serving or gone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,6 +144,8 @@ pub(super) struct InFlight {
     pub reply: Option<Reply>,
     /// The client of the call, for its context's frames.
     pub client: super::relay::CallClient,
+    /// Its caller has nothing else to do ([`crate::host::CallControl::caller_idle`]).
+    pub caller_idle: bool,
 }
 
 /// What a worker slot holds.
@@ -157,6 +179,13 @@ pub(super) struct Worker {
     pub restart_at: Option<Instant>,
     /// When it closed its pipe (it should be exiting).
     pub closed_at: Option<Instant>,
+    /// Who reads its frames.
+    pub reading: Reading,
+    /// Its frames, read by its reader thread or a caller ([`Reading`]).
+    pub frames: Option<Arc<Mutex<FrameReader>>>,
+    /// Whether its last call was answered within the busy-poll budget: only then does the
+    /// next idle caller wait for its answer by reading it.
+    pub quick: bool,
 }
 
 impl Worker {
@@ -174,6 +203,9 @@ impl Worker {
             start_error: None,
             restart_at: None,
             closed_at: None,
+            reading: Reading::Thread,
+            frames: None,
+            quick: true,
         }
     }
 
@@ -189,6 +221,7 @@ impl Worker {
             let _ = child.kill();
         }
         self.stdin = None;
+        self.reading = Reading::Thread;
     }
 
     /// Moves a running worker to `Stopping` and kills it.
@@ -208,6 +241,7 @@ pub(super) struct Pending {
     pub deadline: Option<Instant>,
     pub reply: Reply,
     pub client: super::relay::CallClient,
+    pub caller_idle: bool,
 }
 
 /// Calls are refused until `until`.
@@ -305,6 +339,7 @@ impl Pool {
             deadline: call.deadline,
             reply: Some(call.reply),
             client: call.client,
+            caller_idle: call.caller_idle,
         }));
         worker
             .stdin
@@ -386,13 +421,15 @@ impl Pool {
     }
 
     /// A call's outcome from worker `slot`: answers it and returns the next frame to write.
+    /// `config` gives the result limit and the busy-poll budget.
     pub fn returned(
         &mut self,
         slot: usize,
         id: u64,
         outcome: Result<CallReturn, u64>,
-        limit: usize,
+        config: &Config,
     ) -> Option<FrameWrite> {
+        let limit = config.max_result_bytes;
         let worker = &mut self.workers[slot];
         let WorkerState::Busy(call) = &mut worker.state else {
             return None;
@@ -402,6 +439,8 @@ impl Pool {
         }
         let reply = call.reply.take();
         let tool = call.tool;
+        let caller_idle = call.caller_idle;
+        worker.quick = call.started.elapsed() <= config.busy_poll;
         worker.calls += 1;
         worker.set(WorkerState::Idle);
         let answer = match outcome {
@@ -418,7 +457,45 @@ impl Pool {
         if let Some(reply) = reply {
             self.replies.push((reply, answer));
         }
-        self.next_call(slot)
+        let next = self.next_call(slot);
+        let worker = &mut self.workers[slot];
+        // Its caller's next call will probably read its own answer.
+        if next.is_none() && caller_idle && worker.quick && worker.reading == Reading::Thread {
+            worker.reading = Reading::Released(Instant::now());
+        }
+        next
+    }
+
+    /// Who reads the answer of call `id`, just submitted: its caller when it is idle, the call
+    /// was given to a worker at once, that worker's last call was quick and nobody reads its
+    /// frames meanwhile ([`Reading::Released`]). Returns what the caller reads then; true
+    /// when the reader thread must be woken to read instead.
+    pub fn reader_of(&mut self, id: u64, caller_idle: bool) -> (Option<CallerRead>, bool) {
+        let Some((slot, worker)) =
+            self.workers.iter_mut().enumerate().find(
+                |(_, worker)| matches!(&worker.state, WorkerState::Busy(call) if call.id == id),
+            )
+        else {
+            return (None, false);
+        };
+        if !matches!(worker.reading, Reading::Released(_)) {
+            return (None, false);
+        }
+        match &worker.frames {
+            Some(frames) if caller_idle && worker.quick => {
+                worker.reading = Reading::Caller;
+                let read = CallerRead {
+                    slot,
+                    generation: worker.generation,
+                    frames: Arc::clone(frames),
+                };
+                (Some(read), false)
+            }
+            _ => {
+                worker.reading = Reading::Thread;
+                (None, true)
+            }
+        }
     }
 
     /// Worker `slot` said hello with its manifest. Returns the next frame to write, or the

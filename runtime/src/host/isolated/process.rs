@@ -3,11 +3,10 @@
 //! the end of an unavailable period).
 
 use super::framing::{self, FromWorker, FRAME_OVERHEAD};
-use super::pool::{self, Phase, Pool, StopReason, WorkerState, CLOSE_GRACE};
-use super::shared::{send_replies, Shared};
-use crate::host::busy_poll::BusyPollRead;
-use std::io::BufReader;
-use std::process::{ChildStdout, Command, ExitStatus, Stdio};
+use super::own_answer::FrameReader;
+use super::pool::{self, Phase, Pool, Reading, StopReason, WorkerState, CLOSE_GRACE};
+use super::shared::{send_replies, Config, Shared};
+use std::process::{Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -51,22 +50,28 @@ pub(super) fn start(shared: &Arc<Shared>, pool: &mut Pool, slot: usize) {
     };
     let pid = child.id();
     let stdin = child.stdin.take().map(|stdin| Arc::new(Mutex::new(stdin)));
-    let stdout = child.stdout.take();
+    let frames = child
+        .stdout
+        .take()
+        .map(|stdout| Arc::new(Mutex::new(FrameReader::new(stdout, config.busy_poll))));
     worker.pid = Some(pid);
     worker.child = Some(child);
     worker.stdin = stdin;
+    worker.frames = frames.clone();
+    worker.reading = Reading::Thread;
+    worker.quick = true;
     worker.set(WorkerState::Starting);
     if pool.phase == Phase::Serving {
         pool.restarts += 1;
     }
     tracing::debug!(pid, slot, "library process started");
-    let Some(stdout) = stdout else {
+    let Some(frames) = frames else {
         return;
     };
     let reader_shared = Arc::clone(shared);
     let spawned = std::thread::Builder::new()
         .name(format!("delphi-worker-{slot}"))
-        .spawn(move || read_worker(&reader_shared, slot, generation, pid, stdout));
+        .spawn(move || read_worker(&reader_shared, slot, generation, pid, &frames));
     if let Err(error) = spawned {
         tracing::error!(%error, "cannot start the thread reading a library process");
         pool.workers[slot].stop(StopReason::Protocol(
@@ -75,40 +80,101 @@ pub(super) fn start(shared: &Arc<Shared>, pool: &mut Pool, slot: usize) {
     }
 }
 
-/// Reads the frames of one worker process, then waits for it to exit and reports the exit.
-fn read_worker(shared: &Arc<Shared>, slot: usize, generation: u64, pid: u32, stdout: ChildStdout) {
-    let max = shared.config.max_result_bytes.max(MAX_MANIFEST) + FRAME_OVERHEAD;
-    let mut reader = BufReader::with_capacity(
-        64 * 1024,
-        BusyPollRead::new(stdout, shared.config.busy_poll),
-    );
-    let problem = loop {
-        let payload = match framing::read_frame(&mut reader, max) {
-            Ok(Some(payload)) => payload,
-            Ok(None) => break None,
-            Err(framing::FrameError::Io(_)) => break None,
-            Err(error) => break Some(format!("it sent an invalid frame ({error})")),
-        };
-        match framing::decode_from_worker(&payload) {
-            Ok(message) => on_message(shared, slot, generation, message),
-            Err(error) => break Some(format!("it sent an invalid frame ({error})")),
-        }
+/// The largest frame a worker may send.
+pub(super) fn max_frame(config: &Config) -> usize {
+    config.max_result_bytes.max(MAX_MANIFEST) + FRAME_OVERHEAD
+}
+
+/// What reading one frame found.
+pub(super) enum Read {
+    /// A message.
+    Message(FromWorker),
+    /// The end of the pipe (or a read error, which ends it too).
+    End,
+    /// A frame that cannot be read: the worker is stopped for it.
+    Invalid(String),
+}
+
+/// Reads one frame from `frames` (blocking until one comes).
+pub(super) fn read_frame(frames: &mut FrameReader, config: &Config) -> Read {
+    let payload = match framing::read_frame(frames.reader(), max_frame(config)) {
+        Ok(Some(payload)) => payload,
+        Ok(None) | Err(framing::FrameError::Io(_)) => return Read::End,
+        Err(error) => return Read::Invalid(format!("it sent an invalid frame ({error})")),
     };
+    match framing::decode_from_worker(&payload) {
+        Ok(message) => Read::Message(message),
+        Err(error) => Read::Invalid(format!("it sent an invalid frame ({error})")),
+    }
+}
+
+/// Stops worker process `generation` in `slot` for sending `problem`.
+pub(super) fn stop_for_protocol(shared: &Shared, slot: usize, generation: u64, problem: String) {
+    let mut pool = shared.lock();
+    let worker = &mut pool.workers[slot];
+    if worker.generation == generation {
+        tracing::error!(pid = worker.pid, %problem, "stopping a library process");
+        worker.stop(StopReason::Protocol(problem));
+    }
+    shared.changed.notify_all();
+}
+
+/// Waits until the reader thread of worker process `generation` in `slot` is the one to read
+/// its frames ([`Reading`]).
+fn wait_for_turn(shared: &Shared, slot: usize, generation: u64) {
+    let mut pool = shared.lock();
+    loop {
+        let worker = &mut pool.workers[slot];
+        if worker.generation != generation {
+            return;
+        }
+        let wait = match worker.reading {
+            Reading::Thread => return,
+            // The caller hands reading back within one poll of its call.
+            Reading::Caller => pool::READER_TAKEOVER,
+            Reading::Released(since) => {
+                let now = Instant::now();
+                let at = since + pool::READER_TAKEOVER;
+                if now >= at {
+                    worker.reading = Reading::Thread;
+                    return;
+                }
+                at - now
+            }
+        };
+        pool = pool.wait(Some(wait));
+    }
+}
+
+/// Reads the frames of one worker process while it is its turn ([`Reading`]), then waits for
+/// the process to exit and reports the exit.
+fn read_worker(
+    shared: &Arc<Shared>,
+    slot: usize,
+    generation: u64,
+    pid: u32,
+    frames: &Mutex<FrameReader>,
+) {
+    loop {
+        wait_for_turn(shared, slot, generation);
+        let read = read_frame(
+            &mut frames.lock().unwrap_or_else(|e| e.into_inner()),
+            &shared.config,
+        );
+        match read {
+            Read::Message(message) => on_message(shared, slot, generation, message),
+            Read::End => break,
+            Read::Invalid(problem) => {
+                stop_for_protocol(shared, slot, generation, problem);
+                break;
+            }
+        }
+    }
     {
         let mut pool = shared.lock();
         let worker = &mut pool.workers[slot];
-        if worker.generation == generation {
-            match problem {
-                Some(problem) => {
-                    tracing::error!(pid, %problem, "stopping a library process");
-                    worker.stop(StopReason::Protocol(problem));
-                }
-                None => {
-                    if !matches!(worker.state, WorkerState::Stopping(_)) {
-                        worker.closed_at = Some(Instant::now());
-                    }
-                }
-            }
+        if worker.generation == generation && !matches!(worker.state, WorkerState::Stopping(_)) {
+            worker.closed_at = Some(Instant::now());
         }
         shared.changed.notify_all();
     }
@@ -120,7 +186,9 @@ fn read_worker(shared: &Arc<Shared>, slot: usize, generation: u64, pid: u32, std
     shared.changed.notify_all();
 }
 
-fn on_message(shared: &Shared, slot: usize, generation: u64, message: FromWorker) {
+/// Handles a message of worker process `generation` in `slot` (read by its reader thread or
+/// by a caller).
+pub(super) fn on_message(shared: &Shared, slot: usize, generation: u64, message: FromWorker) {
     let (write, replies) = {
         let mut pool = shared.lock();
         if pool.workers[slot].generation != generation {
@@ -155,11 +223,11 @@ fn on_message(shared: &Shared, slot: usize, generation: u64, message: FromWorker
             // Nobody waits for answers but their callers: no wake-up.
             FromWorker::Returned { id, returned } => {
                 answer = true;
-                pool.returned(slot, id, Ok(returned), shared.config.max_result_bytes)
+                pool.returned(slot, id, Ok(returned), &shared.config)
             }
             FromWorker::TooLarge { id, bytes } => {
                 answer = true;
-                pool.returned(slot, id, Err(bytes), shared.config.max_result_bytes)
+                pool.returned(slot, id, Err(bytes), &shared.config)
             }
             FromWorker::Context { id, what, text } => {
                 let running = pool.running(id);
