@@ -183,6 +183,11 @@ impl<R> BusyPollRead<R> {
             busy_poll: BusyPoll::new(budget),
         }
     }
+
+    /// The reader it reads.
+    pub fn get_ref(&self) -> &R {
+        &self.inner
+    }
 }
 
 impl<R: std::io::Read + Pollable> std::io::Read for BusyPollRead<R> {

@@ -16,7 +16,7 @@
 use super::pool::Reading;
 use super::process::{self, Read};
 use super::shared::Shared;
-use crate::host::busy_poll::{BusyPollRead, InputProbe, Pollable};
+use crate::host::busy_poll::{BusyPollRead, Pollable};
 use crate::host::{CallError, CallReturn};
 use std::io::BufReader;
 use std::process::ChildStdout;
@@ -24,21 +24,17 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot::{error::TryRecvError, Receiver};
 
-/// A worker's frames: its stdout, buffered, and the probe that says whether a read would find
-/// something.
+/// A worker's frames: its stdout, buffered.
 #[derive(Debug)]
 pub(super) struct FrameReader {
     reader: BufReader<BusyPollRead<ChildStdout>>,
-    probe: InputProbe,
 }
 
 impl FrameReader {
     /// Reads `stdout`, busy polling for at most `budget` before each blocking read.
     pub fn new(stdout: ChildStdout, budget: Duration) -> FrameReader {
-        let probe = stdout.input_probe();
         FrameReader {
             reader: BufReader::with_capacity(64 * 1024, BusyPollRead::new(stdout, budget)),
-            probe,
         }
     }
 
@@ -49,7 +45,8 @@ impl FrameReader {
 
     /// Whether a frame has begun: bytes buffered or waiting in the pipe (or its end).
     fn has_input(&self) -> bool {
-        !self.reader.buffer().is_empty() || self.probe.has_input()
+        !self.reader.buffer().is_empty()
+            || self.reader.get_ref().get_ref().input_probe().has_input()
     }
 }
 
@@ -102,13 +99,14 @@ pub(super) fn read_own_answer(
     };
     let mut pool = shared.lock();
     let worker = &mut pool.workers[read.slot];
-    if worker.generation == read.generation && worker.reading == Reading::Caller {
+    if worker.generation == read.generation {
         let busy = matches!(worker.state, super::pool::WorkerState::Busy(_));
-        if outcome.is_none() || busy {
+        if worker.reading == Reading::Caller && outcome.is_some() && !busy {
+            worker.reading = Reading::Released(Instant::now());
+        } else {
+            // Also when the worker was killed meanwhile (`Worker::kill` gave reading back).
             worker.reading = Reading::Thread;
             shared.changed.notify_all();
-        } else {
-            worker.reading = Reading::Released(Instant::now());
         }
     }
     outcome
