@@ -10,7 +10,7 @@ architecture. Logs go next to PROJECTS. Checked here, each against a server unde
   the Linux baselines (tests/conformance/);
 - the faults example in process and isolated: Windows structured exceptions (access violation,
   integer and floating-point division by zero, stack overflow) become tool errors and the server
-  goes on;
+  goes on; isolated over HTTP, calls whose callers read their answers themselves;
 - AnsiString, ShortString and AnsiChar arguments under code pages 1252, 1251 and 932: what the
   code page holds comes back unchanged, what it cannot hold is rejected, never replaced;
 - `serve` of a project folder, and `config claude-desktop` with Windows paths.
@@ -266,6 +266,53 @@ def check_http(launcher, projects, prefix, check):
         process.wait()
 
 
+def post_stateless_call(endpoint, id, tool, arguments):
+    """A stateless (2026-07-28) `tools/call` POST without authentication; its JSON-RPC answer."""
+    import http.client
+    import urllib.parse
+    url = urllib.parse.urlparse(endpoint)
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "wine-checks", "version": "1"}}
+    body = json.dumps({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                       "params": {"name": tool, "arguments": arguments, "_meta": meta}})
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=HANG_GUARD)
+    try:
+        connection.request("POST", url.path, body, {
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2026-07-28",
+            "Mcp-Method": "tools/call",
+            "Mcp-Name": tool,
+        })
+        return json.loads(connection.getresponse().read())
+    finally:
+        connection.close()
+
+
+def check_http_isolated(launcher, projects, check):
+    """Over HTTP, the only request in progress reads its isolated call's answer itself (through
+    `PeekNamedPipe` on Windows); a worker that ends during such a call is still reported."""
+    library = os.path.join(projects, "faults", "build", "Faults.dll")
+    process, banner = start_http(launcher + "-cp1252", library, "--isolate", "--no-auth")
+    try:
+        endpoint = next((w for w in banner.split() if w.startswith("http://")), "")
+        counts = [value_of(post_stateless_call(endpoint, n, "count_calls", {}))
+                  for n in range(1, 21)]
+        check("http isolated: sequential calls answered by one worker, in order",
+              counts == list(range(1, 21)), str(counts))
+        answer = post_stateless_call(endpoint, 21, "halt_process", {"Code": 3})
+        check("http isolated: Halt during a call is reported",
+              is_tool_error(answer, "the library process ended with exit code 3"),
+              json.dumps(answer)[:300])
+        answer = post_stateless_call(endpoint, 22, "count_calls", {})
+        check("http isolated: the restarted worker serves", value_of(answer) == 1,
+              json.dumps(answer)[:300])
+    finally:
+        process.kill()
+        process.wait()
+
+
 # The conformance suite's runs as tests/http/conformance.rs makes them on Linux: version, options,
 # the baseline of expected failures (the same files: the server must behave the same).
 CONFORMANCE = [
@@ -325,6 +372,7 @@ def main() -> int:
     check_faults(launcher, projects, logs, check)
     check_code_pages(launcher, projects, logs, check)
     check_http(launcher, projects, prefix, check)
+    check_http_isolated(launcher, projects, check)
     check_conformance(launcher, projects, logs, check)
     check_project_folder_and_config(launcher, projects, logs, check)
     return check.exit_code()
