@@ -13,16 +13,70 @@
 //! pipe ended or a frame could not be read ([`Reading::Thread`]: the reader thread handles
 //! what follows, the worker's exit included).
 
-use super::pool::Reading;
+use super::pool::{Pool, WorkerState};
 use super::process::{self, Read};
 use super::shared::Shared;
 use crate::host::busy_poll::{BusyPollRead, Pollable};
 use crate::host::{CallError, CallReturn};
 use std::io::BufReader;
 use std::process::ChildStdout;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, TryLockError};
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot::{error::TryRecvError, Receiver};
+
+/// How long a worker's frames go unread after a caller read its own answer before the reader
+/// thread reads them again ([`Reading::Released`]).
+pub(super) const READER_TAKEOVER: Duration = Duration::from_millis(100);
+
+/// Who reads a worker's frames. The pipe has one reader at a time
+/// ([`super::pool::Worker::frames`] is locked for each frame); this decides who tries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reading {
+    /// The worker's reader thread.
+    Thread,
+    /// The caller of the call running on the worker reads its own answer, within one poll of
+    /// its call ([`read_own_answer`]).
+    Caller,
+    /// Nobody, since the instant: the last call's caller read its answer, or could have, and
+    /// the next call's caller will probably read its own too. The reader thread reads again
+    /// after [`READER_TAKEOVER`] (a worker that dies between calls is noticed then), or at
+    /// once when a call starts whose caller does not read.
+    Released(Instant),
+}
+
+impl Pool {
+    /// Who reads the answer of call `id`, just submitted: its caller when it is idle, the call
+    /// was given to a worker at once, that worker's last call was quick and nobody reads its
+    /// frames meanwhile ([`Reading::Released`]). Returns what the caller reads then; true
+    /// when the reader thread must be woken to read instead.
+    pub fn reader_of(&mut self, id: u64, caller_idle: bool) -> (Option<CallerRead>, bool) {
+        let Some((slot, worker)) =
+            self.workers.iter_mut().enumerate().find(
+                |(_, worker)| matches!(&worker.state, WorkerState::Busy(call) if call.id == id),
+            )
+        else {
+            return (None, false);
+        };
+        if !matches!(worker.reading, Reading::Released(_)) {
+            return (None, false);
+        }
+        match &worker.frames {
+            Some(frames) if caller_idle && worker.quick => {
+                worker.reading = Reading::Caller;
+                let read = CallerRead {
+                    slot,
+                    generation: worker.generation,
+                    frames: Arc::clone(frames),
+                };
+                (Some(read), false)
+            }
+            _ => {
+                worker.reading = Reading::Thread;
+                (None, true)
+            }
+        }
+    }
+}
 
 /// A worker's frames: its stdout, buffered.
 #[derive(Debug)]
@@ -77,7 +131,16 @@ pub(super) fn read_own_answer(
         if ended || start.elapsed() >= shared.config.busy_poll {
             break None;
         }
-        let mut frames = read.frames.lock().unwrap_or_else(|e| e.into_inner());
+        // Never waits for the lock: only a reader thread given reading back by a kill holds it
+        // meanwhile, and it may block in a read until the worker's pipe ends.
+        let mut frames = match read.frames.try_lock() {
+            Ok(frames) => frames,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) => {
+                std::thread::yield_now();
+                continue;
+            }
+        };
         if !frames.has_input() {
             drop(frames);
             std::thread::yield_now();
@@ -100,7 +163,7 @@ pub(super) fn read_own_answer(
     let mut pool = shared.lock();
     let worker = &mut pool.workers[read.slot];
     if worker.generation == read.generation {
-        let busy = matches!(worker.state, super::pool::WorkerState::Busy(_));
+        let busy = matches!(worker.state, WorkerState::Busy(_));
         if worker.reading == Reading::Caller && outcome.is_some() && !busy {
             worker.reading = Reading::Released(Instant::now());
         } else {
@@ -110,4 +173,110 @@ pub(super) fn read_own_answer(
         }
     }
     outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::isolated::pool::Pending;
+    use crate::host::isolated::shared::Config;
+    use crate::host::ReturnValue;
+
+    fn config(busy_poll: Duration) -> Config {
+        Config {
+            program: "worker".into(),
+            args: Vec::new(),
+            call_timeout: None,
+            max_result_bytes: 1024,
+            on_cancel: super::super::CancelPolicy::Abandon,
+            busy_poll,
+        }
+    }
+
+    /// Submits call `id` and returns its answer's receiver.
+    fn submit(
+        pool: &mut Pool,
+        id: u64,
+        caller_idle: bool,
+    ) -> tokio::sync::oneshot::Receiver<Result<CallReturn, CallError>> {
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        pool.submit(Pending {
+            id,
+            tool: 0,
+            frame: Vec::new(),
+            deadline: None,
+            reply,
+            client: super::super::relay::CallClient::default(),
+            caller_idle,
+        });
+        answer
+    }
+
+    fn answer(pool: &mut Pool, id: u64, config: &Config) {
+        let returned = CallReturn {
+            status: 0,
+            value: ReturnValue::Absent,
+        };
+        pool.returned(0, id, Ok(returned), config);
+        super::super::shared::send_replies(std::mem::take(&mut pool.replies));
+    }
+
+    /// Who reads a worker's frames as calls come and go ([`Reading`]).
+    #[cfg(unix)]
+    #[test]
+    fn an_idle_caller_reads_after_a_quick_answer_and_others_wake_the_reader_thread() {
+        let mut child = std::process::Command::new("true")
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("a child with a stdout pipe");
+        let stdout = child.stdout.take().expect("stdout");
+        let quick = config(Duration::from_secs(60));
+        let mut pool = Pool::new(1);
+        let worker = &mut pool.workers[0];
+        worker.set(WorkerState::Idle);
+        worker.frames = Some(Arc::new(Mutex::new(FrameReader::new(
+            stdout,
+            Duration::ZERO,
+        ))));
+
+        // The reader thread reads the first answer, and leaves the next to an idle caller.
+        let _first = submit(&mut pool, 1, true);
+        assert!(matches!(pool.reader_of(1, true), (None, false)));
+        answer(&mut pool, 1, &quick);
+        assert!(matches!(pool.workers[0].reading, Reading::Released(_)));
+        let _second = submit(&mut pool, 2, true);
+        let (read, wake) = pool.reader_of(2, true);
+        assert!(read.is_some_and(|read| read.slot == 0) && !wake);
+        assert_eq!(pool.workers[0].reading, Reading::Caller);
+        // Answered while the caller reads: the caller hands reading back itself.
+        answer(&mut pool, 2, &quick);
+        assert_eq!(pool.workers[0].reading, Reading::Caller);
+
+        // A caller that is not idle gives reading back to the reader thread, and wakes it.
+        pool.workers[0].reading = Reading::Released(Instant::now());
+        let _third = submit(&mut pool, 3, false);
+        assert!(matches!(pool.reader_of(3, false), (None, true)));
+        assert_eq!(pool.workers[0].reading, Reading::Thread);
+        answer(&mut pool, 3, &quick);
+        assert_eq!(
+            pool.workers[0].reading,
+            Reading::Thread,
+            "its caller was not idle"
+        );
+
+        // An answer slower than the budget keeps the reader thread reading.
+        let _fourth = submit(&mut pool, 4, true);
+        answer(&mut pool, 4, &config(Duration::ZERO));
+        assert!(!pool.workers[0].quick);
+        assert_eq!(pool.workers[0].reading, Reading::Thread);
+
+        // A queued call's caller never reads; a kill gives reading back.
+        let _fifth = submit(&mut pool, 5, true);
+        let _queued = submit(&mut pool, 6, true);
+        assert!(matches!(pool.reader_of(6, true), (None, false)));
+        pool.workers[0].reading = Reading::Caller;
+        pool.workers[0].kill();
+        assert_eq!(pool.workers[0].reading, Reading::Thread);
+        let _ = child.wait();
+    }
 }

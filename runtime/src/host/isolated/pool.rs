@@ -16,7 +16,7 @@
 //!   restarted at once and do not count as crashes.
 
 use super::framing::{self, ToWorker};
-use super::own_answer::{CallerRead, FrameReader};
+use super::own_answer::{FrameReader, Reading};
 use super::shared::{Config, Replies, Reply};
 use super::CancelPolicy;
 use crate::host::state::{
@@ -46,25 +46,6 @@ pub const UNAVAILABLE_PAUSE: Duration = Duration::from_secs(30);
 pub const UNAVAILABLE_MAX: Duration = Duration::from_secs(600);
 /// A worker that closed its pipe but has not exited after this long is killed.
 pub const CLOSE_GRACE: Duration = Duration::from_secs(2);
-/// How long a worker's frames go unread after a caller read its own answer before the reader
-/// thread reads them again ([`Reading::Released`]).
-pub const READER_TAKEOVER: Duration = Duration::from_millis(100);
-
-/// Who reads a worker's frames. The pipe has one reader at a time ([`Worker::frames`] is
-/// locked for each frame); this decides who tries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Reading {
-    /// The worker's reader thread.
-    Thread,
-    /// The caller of the call running on the worker reads its own answer, within one poll of
-    /// its call ([`super::own_answer`]).
-    Caller,
-    /// Nobody, since the instant: the last call's caller read its answer, or could have, and
-    /// the next call's caller will probably read its own too. The reader thread reads again
-    /// after [`READER_TAKEOVER`] (a worker that dies between calls is noticed then), or at
-    /// once when a call starts whose caller does not read.
-    Released(Instant),
-}
 
 /// Whether the host is starting, serving or gone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -466,38 +447,6 @@ impl Pool {
         next
     }
 
-    /// Who reads the answer of call `id`, just submitted: its caller when it is idle, the call
-    /// was given to a worker at once, that worker's last call was quick and nobody reads its
-    /// frames meanwhile ([`Reading::Released`]). Returns what the caller reads then; true
-    /// when the reader thread must be woken to read instead.
-    pub fn reader_of(&mut self, id: u64, caller_idle: bool) -> (Option<CallerRead>, bool) {
-        let Some((slot, worker)) =
-            self.workers.iter_mut().enumerate().find(
-                |(_, worker)| matches!(&worker.state, WorkerState::Busy(call) if call.id == id),
-            )
-        else {
-            return (None, false);
-        };
-        if !matches!(worker.reading, Reading::Released(_)) {
-            return (None, false);
-        }
-        match &worker.frames {
-            Some(frames) if caller_idle && worker.quick => {
-                worker.reading = Reading::Caller;
-                let read = CallerRead {
-                    slot,
-                    generation: worker.generation,
-                    frames: Arc::clone(frames),
-                };
-                (Some(read), false)
-            }
-            _ => {
-                worker.reading = Reading::Thread;
-                (None, true)
-            }
-        }
-    }
-
     /// Worker `slot` said hello with its manifest. Returns the next frame to write, or the
     /// reason to stop the worker when its manifest is not the first one's.
     pub fn hello(&mut self, slot: usize, manifest: Vec<u8>) -> Result<Option<FrameWrite>, String> {
@@ -807,7 +756,6 @@ pub(super) fn call_frame(
 #[cfg(test)]
 mod tests {
     use super::*;
-
     #[test]
     fn backoff_doubles_from_the_second_death() {
         assert_eq!(backoff(1), Duration::ZERO);

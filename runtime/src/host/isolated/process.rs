@@ -3,8 +3,8 @@
 //! the end of an unavailable period).
 
 use super::framing::{self, FromWorker, FRAME_OVERHEAD};
-use super::own_answer::FrameReader;
-use super::pool::{self, Phase, Pool, Reading, StopReason, WorkerState, CLOSE_GRACE};
+use super::own_answer::{FrameReader, Reading, READER_TAKEOVER};
+use super::pool::{self, Phase, Pool, StopReason, WorkerState, CLOSE_GRACE};
 use super::shared::{send_replies, Config, Shared};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
@@ -131,10 +131,10 @@ fn wait_for_turn(shared: &Shared, slot: usize, generation: u64) {
         let wait = match worker.reading {
             Reading::Thread => return,
             // The caller hands reading back within one poll of its call.
-            Reading::Caller => pool::READER_TAKEOVER,
+            Reading::Caller => READER_TAKEOVER,
             Reading::Released(since) => {
                 let now = Instant::now();
-                let at = since + pool::READER_TAKEOVER;
+                let at = since + READER_TAKEOVER;
                 if now >= at {
                     worker.reading = Reading::Thread;
                     return;
