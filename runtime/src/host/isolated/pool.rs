@@ -524,6 +524,7 @@ impl Pool {
         let pid = worker.pid.take();
         worker.child = None;
         worker.stdin = None;
+        worker.frames = None;
         worker.closed_at = None;
         let start_error = worker.start_error.take();
         let old = worker.set(WorkerState::Down);

@@ -81,7 +81,7 @@ pub(super) fn start(shared: &Arc<Shared>, pool: &mut Pool, slot: usize) {
 }
 
 /// The largest frame a worker may send.
-pub(super) fn max_frame(config: &Config) -> usize {
+fn max_frame(config: &Config) -> usize {
     config.max_result_bytes.max(MAX_MANIFEST) + FRAME_OVERHEAD
 }
 
