@@ -36,6 +36,8 @@ pub struct SourceArgs {
 pub struct GenerateArgs {
     /// How argument names are made from Pascal names where no [McpName] or [McpNaming]
     /// applies: as-declared (default), camel-case or snake-case.
+    // The brackets are Pascal attributes in the `--help` text, not links.
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, value_name = "POLICY", value_parser = parse_naming)]
     pub naming: Option<ArgumentNaming>,
 }

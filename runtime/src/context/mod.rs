@@ -2,8 +2,8 @@
 //! runs — report progress, log to the client, see whether the call was cancelled, and ask the
 //! client (elicitation, sampling, roots).
 //!
-//! The library receives a [`ContextAbi`] record of `extern "C"` functions and a handle. The
-//! handle is a number registered here for the duration of the call, not a pointer: a handle
+//! The library receives a [`ContextAbi`](delphi_mcp_manifest::abi::ContextAbi) record of
+//! `extern "C"` functions and a handle. The handle is a number registered here for the duration of the call, not a pointer: a handle
 //! kept by Pascal code and used after its call returned finds nothing and gets
 //! [`context_status::EXPIRED`]. What the functions do is up to the transport's
 //! [`ClientLink`] (rmcp's peer for MCP clients, [`crate::mcp`]); without one (Rust callers,

@@ -13,7 +13,7 @@
 //! - rmcp (through [`LineTransport`]) handles requests and sends answers, which get the client's id
 //!   back; a plain `tools/call` skips rmcp and goes from the reader to the dispatcher
 //!   (`stdio/direct.rs` says which requests and why), its answer built from rmcp's types and
-//!   written by the thread that completes the call ([`Shared::deliver`], `stdio/inline.rs`);
+//!   written by the thread that completes the call (`Shared::deliver`, `stdio/inline.rs`);
 //! - the writer writes the other answers in request order with one library thread, holding a
 //!   ready answer behind an earlier unanswered one for at most [`HOLD`], and as they come with
 //!   several.

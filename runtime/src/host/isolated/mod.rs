@@ -6,7 +6,7 @@
 //! and the outcome of `mcp_init` in its hello frame. A worker that dies (exit, signal, a fault
 //! in any of its threads) answers its call in flight with a tool error naming what happened and
 //! is restarted with back-off; a crash loop makes the tools unavailable for a while instead of
-//! spinning ([`pool`] has the rules). A call past its deadline has its worker killed (SIGKILL)
+//! spinning (`pool.rs` has the rules). A call past its deadline has its worker killed (SIGKILL)
 //! and restarted. A cancelled call is abandoned (it runs to its end, the result is dropped) or,
 //! with [`CancelPolicy::Restart`], its worker is killed and restarted. Each worker has its own
 //! globals: state kept by the library between calls is per worker.
