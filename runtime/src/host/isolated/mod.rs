@@ -284,7 +284,7 @@ impl IsolatedHost {
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let frame = pool::call_frame(id, index, args)?;
-        let (reply, answer) = tokio::sync::oneshot::channel();
+        let (reply, mut answer) = tokio::sync::oneshot::channel();
         let (write, own_read) = {
             let mut pool = self.shared.lock();
             let now = Instant::now();
@@ -310,7 +310,6 @@ impl IsolatedHost {
             }
             (write, own_read)
         };
-        let mut answer = answer;
         if let Some(write) = write {
             pool::write_frame(write);
         }

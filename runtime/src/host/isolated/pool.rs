@@ -757,6 +757,7 @@ pub(super) fn call_frame(
 #[cfg(test)]
 mod tests {
     use super::*;
+
     #[test]
     fn backoff_doubles_from_the_second_death() {
         assert_eq!(backoff(1), Duration::ZERO);
