@@ -214,15 +214,35 @@ impl Serve {
         self.child.id()
     }
 
-    /// The `process_id`s of `calls` calls in a row.
-    fn library_pids(&mut self, calls: usize) -> HashSet<u64> {
-        (0..calls)
-            .map(|_| {
-                value(&self.call("process_id", json!({})))
-                    .as_u64()
-                    .expect("pid")
-            })
-            .collect()
+    /// The `process_id` of the worker a call goes to now.
+    fn library_pid(&mut self) -> u64 {
+        value(&self.call("process_id", json!({})))
+            .as_u64()
+            .expect("pid")
+    }
+
+    /// Runs `during` while a `sleep_for` call keeps the worker used most recently busy (a
+    /// call then goes to another idle worker); returns what it returned once the sleep is
+    /// answered.
+    fn while_one_worker_sleeps<T>(&mut self, during: impl FnOnce(&mut Self) -> T) -> T {
+        let id = self.send_request(
+            "tools/call",
+            json!({"name": "sleep_for", "arguments": {"Milliseconds": 500}}),
+        );
+        // The state on the host, not the clock: the sleep has begun.
+        while self.version()["host"]["running"][0]["tool"] != "sleep_for" {}
+        let result = during(self);
+        let slept = self.answer_to(id).expect("the sleep's answer");
+        assert_eq!(value(&slept["result"]), 500, "{slept}");
+        result
+    }
+
+    /// The `process_id`s of two workers: the one used most recently, and another one while
+    /// the first is busy.
+    fn two_worker_pids(&mut self) -> HashSet<u64> {
+        let first = self.library_pid();
+        let second = self.while_one_worker_sleeps(Self::library_pid);
+        HashSet::from([first, second])
     }
 }
 
@@ -561,18 +581,18 @@ fn each_worker_has_its_own_process_and_globals() {
     let workers: HashSet<u64> = worker_pids(&version["host"]);
     assert_eq!(workers.len(), 2, "{version}");
     assert_eq!(version["threads"], 2, "{version}");
-    // Calls go to the idle worker used least recently: one after the other they alternate.
-    let pids: HashSet<u64> = serve.library_pids(2);
+    // Calls go to the idle worker used most recently: one after the other, to the same one.
+    let first = serve.library_pid();
+    assert_eq!(serve.library_pid(), first, "the worker used most recently");
+    let pids = serve.two_worker_pids();
     assert_eq!(pids, workers, "both workers served a call");
     assert!(!pids.contains(&u64::from(serve.pid())));
-    let counts: Vec<Value> = (0..4)
+    let counts: Vec<Value> = (0..3)
         .map(|_| value(&serve.call("count_calls", json!({}))))
         .collect();
-    assert_eq!(
-        counts,
-        [json!(1), json!(1), json!(2), json!(2)],
-        "one counter per worker"
-    );
+    assert_eq!(counts, [json!(1), json!(2), json!(3)], "one worker counts");
+    let other = serve.while_one_worker_sleeps(|serve| serve.call("count_calls", json!({})));
+    assert_eq!(value(&other), 1, "the other worker has its own counter");
     serve.finish();
 }
 
@@ -677,7 +697,7 @@ fn a_cancelled_isolated_call_restarts_its_worker_with_the_restart_policy() {
         &library,
         &["--isolate", "--workers", "2", "--on-cancel", "restart"],
     );
-    let before: HashSet<u64> = serve.library_pids(2);
+    let before: HashSet<u64> = serve.two_worker_pids();
     let id = serve.send_request(
         "tools/call",
         json!({"name": "loop_forever", "arguments": {}}),
@@ -710,7 +730,7 @@ fn a_cancelled_isolated_call_restarts_its_worker_with_the_restart_policy() {
         1,
         "one worker replaced: {before:?} -> {after:?}"
     );
-    let pids: HashSet<u64> = serve.library_pids(2);
+    let pids: HashSet<u64> = serve.two_worker_pids();
     assert_eq!(pids, after);
     // Not `finish`: whether end of input waits for the cancelled request is the stdio
     // transport's business, not the host's.

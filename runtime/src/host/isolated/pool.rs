@@ -3,7 +3,8 @@
 //! [`super::process`] (a reader per worker process, one manager per host).
 //!
 //! Rules (documented in `docs/runtime.md`):
-//! - a call goes to the idle worker used least recently, else waits in a FIFO queue;
+//! - a call goes to the idle worker used most recently, else waits in a FIFO queue (the other
+//!   workers stay idle, and their busy polling lapses);
 //! - a worker that dies unexpectedly is restarted at once the first time, then after a
 //!   back-off of 0.1 s doubling with every further death within [`CRASH_WINDOW`] (at most
 //!   [`BACKOFF_MAX`]);
@@ -151,7 +152,7 @@ pub(super) struct Worker {
     pub pid: Option<u32>,
     pub child: Option<Child>,
     pub stdin: Option<Arc<Mutex<ChildStdin>>>,
-    /// Order of last use (least recently used idle worker first).
+    /// Order of last use (most recently used idle worker first).
     pub last_used: u64,
     pub calls: u64,
     /// The load error its hello carried.
@@ -328,14 +329,14 @@ impl Pool {
             .map(|stdin| (Arc::clone(stdin), call.frame))
     }
 
-    /// Gives `call` to the least recently used idle worker, or queues it.
+    /// Gives `call` to the most recently used idle worker, or queues it.
     pub fn submit(&mut self, call: Pending) -> Option<FrameWrite> {
         let idle = self
             .workers
             .iter()
             .enumerate()
             .filter(|(_, worker)| matches!(worker.state, WorkerState::Idle))
-            .min_by_key(|(_, worker)| worker.last_used)
+            .max_by_key(|(_, worker)| worker.last_used)
             .map(|(slot, _)| slot);
         match idle {
             Some(slot) => self.assign(slot, call),
