@@ -260,24 +260,31 @@ mod tests {
         }
     }
 
-    /// What the direct path makes of a `tools/call` with `params` in `era`, read as rmcp reads
-    /// it (as the transports hand it over: arguments as raw text, `{}` in their place).
-    fn through_rmcp(params: &str, era: &Era) -> Option<(String, Option<Arc<str>>)> {
-        let text = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
-        let crate::jsonrpc::Incoming::Single(Ok(message)) = crate::jsonrpc::parse(&text) else {
-            return None;
-        };
-        let Ok(ClientJsonRpcMessage::Request(mut request)) =
-            read_client_message(&message.for_rmcp(Some(1), None), "tools/call")
-        else {
-            return None;
-        };
-        if let Some(arguments) = message.tool_arguments() {
+    /// `message` as rmcp reads it, as the transports hand it over: arguments as raw text
+    /// ([`RawArguments`]), `{}` in their place.
+    fn rmcp_reading(message: &crate::jsonrpc::Request<'_>) -> Option<ClientJsonRpcMessage> {
+        let mut read = read_client_message(&message.for_rmcp(Some(0), None), "tools/call").ok()?;
+        if let (ClientJsonRpcMessage::Request(request), Some(arguments)) =
+            (&mut read, message.tool_arguments())
+        {
             request
                 .request
                 .extensions_mut()
                 .insert(RawArguments(Arc::from(arguments)));
         }
+        Some(read)
+    }
+
+    /// What the direct path makes of a `tools/call` with `params` in `era`, read as rmcp reads
+    /// it ([`rmcp_reading`]).
+    fn through_rmcp(params: &str, era: &Era) -> Option<(String, Option<Arc<str>>)> {
+        let text = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
+        let crate::jsonrpc::Incoming::Single(Ok(message)) = crate::jsonrpc::parse(&text) else {
+            return None;
+        };
+        let Some(ClientJsonRpcMessage::Request(request)) = rmcp_reading(&message) else {
+            return None;
+        };
         direct_call(
             &request.request,
             era,
@@ -306,19 +313,7 @@ mod tests {
                 .map(|a| Arc::clone(&a.0));
             (serde_json::to_value(&message).expect("JSON"), arguments)
         };
-        let rmcp = read_client_message(&message.for_rmcp(Some(0), None), "tools/call")
-            .ok()
-            .map(|mut read| {
-                if let (ClientJsonRpcMessage::Request(request), Some(arguments)) =
-                    (&mut read, message.tool_arguments())
-                {
-                    request
-                        .request
-                        .extensions_mut()
-                        .insert(RawArguments(Arc::from(arguments)));
-                }
-                seen(read)
-            });
+        let rmcp = rmcp_reading(&message).map(seen);
         let plain =
             PlainCall::read(&message).map(|call| seen(call.into_rmcp(RequestId::Number(0))));
         (rmcp, plain)

@@ -504,18 +504,12 @@ impl Connection {
                 }
                 let message = match message {
                     Reading::Plain(call)
-                        if self.era != Era::Unknown
-                            && self.direct_ready(slot)
-                            && call.admitted(&self.era)
-                            && !self.context_tools.contains(&call.name) =>
+                        if call.admitted(&self.era) && self.direct_admits(slot, &call.name) =>
                     {
-                        let internal = self.next_internal;
-                        self.next_internal += 1;
-                        let index = self.add_entry(slot, key, Entry::Waiting, now);
                         let PlainCall {
                             name, arguments, ..
                         } = *call;
-                        self.start_direct(id, slot, index, internal, name, arguments);
+                        self.start_direct(id, slot, key, now, name, arguments);
                         return;
                     }
                     other => other.into_rmcp(),
@@ -535,27 +529,15 @@ impl Connection {
                     }
                 };
                 self.update_era(&message.request);
-                let internal = self.next_internal;
-                self.next_internal += 1;
-                message.id = RequestId::Number(internal);
-                let index = self.add_entry(slot, key, Entry::Waiting, now);
                 if let Some((name, arguments)) =
                     self.direct_call(slot, &message.request, meta_version.as_deref())
                 {
-                    self.start_direct(id, slot, index, internal, name, arguments);
+                    self.start_direct(id, slot, key, now, name, arguments);
                     return;
                 }
                 let call = self.ordered && method == "tools/call";
-                self.pending.insert(
-                    internal,
-                    Pending {
-                        client: id,
-                        slot,
-                        index,
-                        call,
-                        direct: None,
-                    },
-                );
+                let internal = self.await_answer(id, slot, key, now, call, None);
+                message.id = RequestId::Number(internal);
                 let message = ClientJsonRpcMessage::Request(message);
                 if call && self.running_call.is_some() {
                     self.waiting_calls.push_back((internal, message));
@@ -576,44 +558,61 @@ impl Connection {
         request: &ClientRequest,
         meta_version: Option<&str>,
     ) -> Option<(String, Option<Arc<str>>)> {
-        if !self.direct_ready(slot) {
-            return None;
-        }
         crate::direct::direct_call(request, &self.era, meta_version)
-            .filter(|(name, _)| !self.context_tools.contains(name))
+            .filter(|(name, _)| self.direct_admits(slot, name))
     }
 
-    /// Whether a request in `slot` may take the direct path, the call itself permitting.
-    fn direct_ready(&mut self, slot: u64) -> bool {
+    /// Whether a call of tool `name` in `slot` may take the direct path, the request itself
+    /// permitting ([`crate::direct::direct_call`], [`PlainCall::admitted`]).
+    fn direct_admits(&mut self, slot: u64, name: &str) -> bool {
         self.direct
             && self.rmcp_serving
             && (self.initialized || self.era == Era::Stateless)
             && !(self.ordered && (self.running_call.is_some() || !self.waiting_calls.is_empty()))
             && self.slot_mut(slot).is_some_and(|s| !s.batch)
+            && !self.context_tools.contains(name)
     }
 
-    /// Queues the direct call of request `id` (internal id `internal`, answer at `index` of
-    /// `slot`) to be started.
-    fn start_direct(
+    /// Request `id` (answer key `key` in `slot`) awaits its answer: its place in the answer
+    /// order, and the internal id it goes by (returned). `call`: a `tools/call` rmcp runs in
+    /// request order; `direct`: the control of a direct call.
+    fn await_answer(
         &mut self,
         id: RawId,
         slot: u64,
-        index: usize,
-        internal: i64,
-        name: String,
-        arguments: Option<Arc<str>>,
-    ) {
-        let control = CallControl::new();
+        key: Option<IdKey>,
+        now: Instant,
+        call: bool,
+        direct: Option<CallControl>,
+    ) -> i64 {
+        let internal = self.next_internal;
+        self.next_internal += 1;
+        let index = self.add_entry(slot, key, Entry::Waiting, now);
         self.pending.insert(
             internal,
             Pending {
                 client: id,
                 slot,
                 index,
-                call: false,
-                direct: Some(control.clone()),
+                call,
+                direct,
             },
         );
+        internal
+    }
+
+    /// Queues the direct call of request `id` (answer key `key` in `slot`) to be started.
+    fn start_direct(
+        &mut self,
+        id: RawId,
+        slot: u64,
+        key: Option<IdKey>,
+        now: Instant,
+        name: String,
+        arguments: Option<Arc<str>>,
+    ) {
+        let control = CallControl::new();
+        let internal = self.await_answer(id, slot, key, now, false, Some(control.clone()));
         self.to_start.push(DirectCall {
             internal,
             name,

@@ -292,7 +292,7 @@ impl IsolatedHost {
                 return Err(refusal);
             }
             let deadline = self.shared.config.call_timeout.map(|limit| now + limit);
-            let write = pool.submit(Pending {
+            let submitted = pool.submit(Pending {
                 id,
                 tool: index,
                 frame,
@@ -301,7 +301,10 @@ impl IsolatedHost {
                 client: relay::CallClient(control.client.clone()),
                 caller_idle: control.caller_idle,
             });
-            let (own_read, wake_reader) = pool.reader_of(id, control.caller_idle);
+            let (write, (own_read, wake_reader)) = match submitted {
+                Some((slot, write)) => (write, pool.reader_of(slot, control.caller_idle)),
+                None => (None, (None, false)),
+            };
             // The deadline is the manager's to watch: wake it when it sleeps past it.
             if wake_reader
                 || deadline.is_some_and(|at| pool.manager_until.is_none_or(|until| at < until))

@@ -45,18 +45,12 @@ pub(super) enum Reading {
 }
 
 impl Pool {
-    /// Who reads the answer of call `id`, just submitted: its caller when it is idle, the call
-    /// was given to a worker at once, that worker's last call was quick and nobody reads its
-    /// frames meanwhile ([`Reading::Released`]). Returns what the caller reads then; true
-    /// when the reader thread must be woken to read instead.
-    pub fn reader_of(&mut self, id: u64, caller_idle: bool) -> (Option<CallerRead>, bool) {
-        let Some((slot, worker)) =
-            self.workers.iter_mut().enumerate().find(
-                |(_, worker)| matches!(&worker.state, WorkerState::Busy(call) if call.id == id),
-            )
-        else {
-            return (None, false);
-        };
+    /// Who reads the answer of the call just given to worker `slot` ([`Pool::submit`]): its
+    /// caller when it is idle, the worker's last call was quick and nobody reads its frames
+    /// meanwhile ([`Reading::Released`]). Returns what the caller reads then; true when the
+    /// reader thread must be woken to read instead.
+    pub fn reader_of(&mut self, slot: usize, caller_idle: bool) -> (Option<CallerRead>, bool) {
+        let worker = &mut self.workers[slot];
         if !matches!(worker.reading, Reading::Released(_)) {
             return (None, false);
         }
@@ -193,14 +187,17 @@ mod tests {
         }
     }
 
-    /// Submits call `id` and returns its answer's receiver.
+    /// Submits call `id`; returns its answer's receiver and the worker it went to.
     fn submit(
         pool: &mut Pool,
         id: u64,
         caller_idle: bool,
-    ) -> tokio::sync::oneshot::Receiver<Result<CallReturn, CallError>> {
+    ) -> (
+        tokio::sync::oneshot::Receiver<Result<CallReturn, CallError>>,
+        Option<usize>,
+    ) {
         let (reply, answer) = tokio::sync::oneshot::channel();
-        pool.submit(Pending {
+        let submitted = pool.submit(Pending {
             id,
             tool: 0,
             frame: Vec::new(),
@@ -209,7 +206,7 @@ mod tests {
             client: super::super::relay::CallClient::default(),
             caller_idle,
         });
-        answer
+        (answer, submitted.map(|(slot, _)| slot))
     }
 
     fn answer(pool: &mut Pool, id: u64, config: &Config) {
@@ -240,12 +237,13 @@ mod tests {
         ))));
 
         // The reader thread reads the first answer, and leaves the next to an idle caller.
-        let _first = submit(&mut pool, 1, true);
-        assert!(matches!(pool.reader_of(1, true), (None, false)));
+        let (_first, slot) = submit(&mut pool, 1, true);
+        assert_eq!(slot, Some(0));
+        assert!(matches!(pool.reader_of(0, true), (None, false)));
         answer(&mut pool, 1, &quick);
         assert!(matches!(pool.workers[0].reading, Reading::Released(_)));
         let _second = submit(&mut pool, 2, true);
-        let (read, wake) = pool.reader_of(2, true);
+        let (read, wake) = pool.reader_of(0, true);
         assert!(read.is_some_and(|read| read.slot == 0) && !wake);
         assert_eq!(pool.workers[0].reading, Reading::Caller);
         // Answered while the caller reads: the caller hands reading back itself.
@@ -255,7 +253,7 @@ mod tests {
         // A caller that is not idle gives reading back to the reader thread, and wakes it.
         pool.workers[0].reading = Reading::Released(Instant::now());
         let _third = submit(&mut pool, 3, false);
-        assert!(matches!(pool.reader_of(3, false), (None, true)));
+        assert!(matches!(pool.reader_of(0, false), (None, true)));
         assert_eq!(pool.workers[0].reading, Reading::Thread);
         answer(&mut pool, 3, &quick);
         assert_eq!(
@@ -272,8 +270,8 @@ mod tests {
 
         // A queued call's caller never reads; a kill gives reading back.
         let _fifth = submit(&mut pool, 5, true);
-        let _queued = submit(&mut pool, 6, true);
-        assert!(matches!(pool.reader_of(6, true), (None, false)));
+        let (_queued, slot) = submit(&mut pool, 6, true);
+        assert_eq!(slot, None, "queued: no worker, so no reading");
         pool.workers[0].reading = Reading::Caller;
         pool.workers[0].kill();
         assert_eq!(pool.workers[0].reading, Reading::Thread);

@@ -329,8 +329,9 @@ impl Pool {
             .map(|stdin| (Arc::clone(stdin), call.frame))
     }
 
-    /// Gives `call` to the most recently used idle worker, or queues it.
-    pub fn submit(&mut self, call: Pending) -> Option<FrameWrite> {
+    /// Gives `call` to the most recently used idle worker (returned, with the frame to write),
+    /// or queues it (`None`).
+    pub fn submit(&mut self, call: Pending) -> Option<(usize, Option<FrameWrite>)> {
         let idle = self
             .workers
             .iter()
@@ -339,7 +340,7 @@ impl Pool {
             .max_by_key(|(_, worker)| worker.last_used)
             .map(|(slot, _)| slot);
         match idle {
-            Some(slot) => self.assign(slot, call),
+            Some(slot) => Some((slot, self.assign(slot, call))),
             None => {
                 self.queue.push_back(call);
                 None

@@ -156,13 +156,17 @@ fn read_worker(
     frames: &Mutex<FrameReader>,
 ) {
     loop {
-        wait_for_turn(shared, slot, generation);
         let read = read_frame(
             &mut frames.lock().unwrap_or_else(|e| e.into_inner()),
             &shared.config,
         );
         match read {
-            Read::Message(message) => on_message(shared, slot, generation, message),
+            // Reading passes from this thread only through an answer it handles.
+            Read::Message(message) => {
+                if on_message(shared, slot, generation, message) {
+                    wait_for_turn(shared, slot, generation);
+                }
+            }
             Read::End => break,
             Read::Invalid(problem) => {
                 stop_for_protocol(shared, slot, generation, problem);
@@ -187,12 +191,18 @@ fn read_worker(
 }
 
 /// Handles a message of worker process `generation` in `slot` (read by its reader thread or
-/// by a caller).
-pub(super) fn on_message(shared: &Shared, slot: usize, generation: u64, message: FromWorker) {
-    let (write, replies) = {
+/// by a caller). Returns whether the reader thread no longer reads its frames: only an answer
+/// handled here releases reading ([`Reading::Released`]).
+pub(super) fn on_message(
+    shared: &Shared,
+    slot: usize,
+    generation: u64,
+    message: FromWorker,
+) -> bool {
+    let (write, replies, released) = {
         let mut pool = shared.lock();
         if pool.workers[slot].generation != generation {
-            return;
+            return false;
         }
         let mut answer = false;
         let write = match message {
@@ -233,15 +243,16 @@ pub(super) fn on_message(shared: &Shared, slot: usize, generation: u64, message:
                 let running = pool.running(id);
                 drop(pool);
                 relay_context(id, running, what, text);
-                return;
+                return false;
             }
         };
         if !answer {
             // A starting host and the manager wait for hellos.
             shared.changed.notify_all();
         }
+        let released = pool.workers[slot].reading != Reading::Thread;
         // Taken from the guard, so that they are not sent when it drops.
-        (write, std::mem::take(&mut pool.replies))
+        (write, std::mem::take(&mut pool.replies), released)
     };
     // The next call's frame first, then the answers: sending one may complete its call on this
     // thread (over stdio its answer to the client is written here too).
@@ -249,6 +260,7 @@ pub(super) fn on_message(shared: &Shared, slot: usize, generation: u64, message:
         pool::write_frame(write);
     }
     send_replies(replies);
+    released
 }
 
 /// Does what a worker's call context asks (ABI 3) through the call's client; a request is
