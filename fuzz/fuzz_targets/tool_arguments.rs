@@ -37,7 +37,7 @@ fuzz_target!(|data: &[u8]| {
     let tool = &tools[selector as usize % tools.len()];
     // As runtime::call chooses between the two.
     let _ = if tool.delphi.json_arguments {
-        marshal::json_arguments(&tool.name, Some(text), &tool.input_schema)
+        marshal::json_arguments(&tool.name, Some(text), tool.input_schema.value())
     } else {
         marshal::parse_arguments(&tool.name, Some(text), &tool.delphi.params)
     };

@@ -25,6 +25,7 @@ mod features;
 pub mod json_schema;
 mod manifest;
 pub mod naming;
+mod schema_text;
 
 pub use canonical::{first_difference, Difference};
 pub use features::{
@@ -36,3 +37,4 @@ pub use manifest::{
     NumberRepr, OutputEntry, ParamEntry, SectionStarts, SourceLocation, StringRepr,
     ToolAnnotations, ToolEntry, ValueType, MANIFEST_FORMAT_VERSION, VERSION_TOOL,
 };
+pub use schema_text::SchemaText;

@@ -10,6 +10,7 @@ use crate::abi::{self, AbiKind, ABI_VERSION, MIN_ABI_VERSION};
 use crate::features::{
     CompletionEntry, ContentShape, PromptEntry, ResourceEntry, ResourceTemplateEntry,
 };
+use crate::SchemaText;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
@@ -80,11 +81,11 @@ pub struct ToolEntry {
     /// What the model reads to choose the tool.
     pub description: String,
     /// JSON Schema (draft 2020-12) of the arguments object.
-    pub input_schema: serde_json::Value,
+    pub input_schema: SchemaText,
     /// JSON Schema of `structuredContent`: `{"result": T}` or `{"success": true}`; absent for
     /// a tool whose result is content blocks (ABI 3, [`DelphiBinding::content`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_schema: Option<serde_json::Value>,
+    pub output_schema: Option<SchemaText>,
     /// MCP tool annotations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<ToolAnnotations>,

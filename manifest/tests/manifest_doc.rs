@@ -137,8 +137,8 @@ fn the_documented_schema_covers_every_field() {
             name: "t".into(),
             title: Some("T".into()),
             description: "d".into(),
-            input_schema: Value::Object(Default::default()),
-            output_schema: Some(Value::Object(Default::default())),
+            input_schema: Value::Object(Default::default()).into(),
+            output_schema: Some(Value::Object(Default::default()).into()),
             annotations: Some(ToolAnnotations {
                 title: Some("T".into()),
                 read_only_hint: Some(true),

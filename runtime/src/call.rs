@@ -137,7 +137,7 @@ pub async fn call_binding(
             .manifest()
             .tools
             .get(index)
-            .map(|tool| &tool.input_schema)
+            .map(|tool| tool.input_schema.value())
             .unwrap_or(&Value::Null);
         marshal::json_arguments(name, raw_arguments, schema)
     } else {

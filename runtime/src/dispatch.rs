@@ -435,9 +435,9 @@ pub fn mcp_tool(entry: &ToolEntry) -> Map<String, Value> {
         "description".into(),
         Value::String(entry.description.clone()),
     );
-    tool.insert("inputSchema".into(), entry.input_schema.clone());
+    tool.insert("inputSchema".into(), entry.input_schema.to_value());
     if let Some(schema) = &entry.output_schema {
-        tool.insert("outputSchema".into(), schema.clone());
+        tool.insert("outputSchema".into(), schema.to_value());
     }
     if let Some(annotations) = &entry.annotations {
         if let Ok(value) = serde_json::to_value(annotations) {

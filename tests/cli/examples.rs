@@ -49,7 +49,7 @@ fn delphi_version_takes_the_articles_query() {
         .iter()
         .find(|t| t.name == "delphi_version")
         .expect("delphi_version");
-    let schema = &tool.input_schema;
+    let schema = tool.input_schema.value();
     let keys: Vec<&String> = schema["properties"]
         .as_object()
         .expect("properties")

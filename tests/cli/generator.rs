@@ -315,7 +315,9 @@ fn parameter_level_nil_leaves_the_schema_and_the_abi() {
     let tool = &generated.manifest.tools[0];
     let params: Vec<&str> = tool.delphi.params.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(params, ["Text", "Count"]);
-    assert!(tool.input_schema["properties"].get("Sender").is_none());
+    assert!(tool.input_schema.value()["properties"]
+        .get("Sender")
+        .is_none());
     assert!(generated.files["McpExports.pas"].contains("Fixture.Log(__McpA0, nil, __McpA2)"));
 }
 

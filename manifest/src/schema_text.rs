@@ -1,0 +1,117 @@
+//! [`SchemaText`]: a tool's JSON Schema as the manifest holds it.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
+use serde_json::Value;
+use std::sync::OnceLock;
+
+/// A JSON Schema read from a manifest as its text and turned into a tree the first time it is
+/// asked for ([`SchemaText::value`]).
+///
+/// A server reads its whole manifest before its first answer, but needs a tool's schemas only
+/// for the tool list and for checking a JSON handler's arguments. The schemas are about half of
+/// a manifest's text, and building their trees was about a third of reading it (the calc
+/// example's manifest, `docs/performance.md`, "What a start waits for"). Text and tree always
+/// hold the same JSON: equality and serialization go through the tree, so a manifest written
+/// pretty stays pretty and two manifests compare by their schemas' JSON, not their spacing.
+pub struct SchemaText {
+    text: Box<RawValue>,
+    tree: OnceLock<Value>,
+}
+
+impl SchemaText {
+    /// The schema as a JSON tree (read from the text the first time).
+    pub fn value(&self) -> &Value {
+        self.tree.get_or_init(|| {
+            // The text was read as one JSON value, so it reads again as one.
+            serde_json::from_str(self.text.get()).unwrap_or_default()
+        })
+    }
+
+    /// The schema as a JSON tree of its own, read from the text without keeping a tree here
+    /// (for a copy that outlives this: the tool list's, which would otherwise hold a second).
+    pub fn to_value(&self) -> Value {
+        match self.tree.get() {
+            Some(tree) => tree.clone(),
+            None => serde_json::from_str(self.text.get()).unwrap_or_default(),
+        }
+    }
+
+    /// The schema's JSON text as it was read (or, made from a tree, written compactly).
+    pub fn text(&self) -> &str {
+        self.text.get()
+    }
+}
+
+impl From<Value> for SchemaText {
+    fn from(value: Value) -> SchemaText {
+        let text =
+            RawValue::from_string(value.to_string()).unwrap_or_else(|_| RawValue::NULL.to_owned());
+        SchemaText {
+            text,
+            tree: OnceLock::from(value),
+        }
+    }
+}
+
+impl Clone for SchemaText {
+    fn clone(&self) -> SchemaText {
+        SchemaText {
+            text: self.text.clone(),
+            tree: self.tree.clone(),
+        }
+    }
+}
+
+impl PartialEq for SchemaText {
+    fn eq(&self, other: &SchemaText) -> bool {
+        self.text.get() == other.text.get() || self.value() == other.value()
+    }
+}
+
+impl std::fmt::Debug for SchemaText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.text.get())
+    }
+}
+
+impl Serialize for SchemaText {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.value().serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for SchemaText {
+    /// Keeps the text: read from JSON text only (`serde_json::from_slice`, `from_str`, as
+    /// [`crate::Manifest::from_json`] reads), not from a `Value`.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<SchemaText, D::Error> {
+        Box::<RawValue>::deserialize(deserializer).map(|text| SchemaText {
+            text,
+            tree: OnceLock::new(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_and_tree_agree_and_compare_by_json() {
+        let read: SchemaText = serde_json::from_str(
+            r#"{ "type" : "object", "properties": {"a": {"type": "integer"}} }"#,
+        )
+        .expect("schema");
+        assert_eq!(read.to_value()["properties"]["a"]["type"], "integer");
+        assert!(read.tree.get().is_none(), "to_value keeps no tree");
+        assert_eq!(read.value()["properties"]["a"]["type"], "integer");
+        let made = SchemaText::from(read.value().clone());
+        assert_eq!(read, made, "same JSON, other spacing");
+        assert_eq!(
+            serde_json::to_string(&read).expect("JSON"),
+            r#"{"type":"object","properties":{"a":{"type":"integer"}}}"#
+        );
+        let other = SchemaText::from(serde_json::json!({"type": "string"}));
+        assert_ne!(read, other);
+    }
+}
