@@ -12,6 +12,13 @@
 //! between the bench markers of FILE with the tables; `--quick` makes few calls in one round
 //! (a smoke test; nothing is written). `--only` runs just the servers of those names (as in the
 //! tables, e.g. `delphi-mcp,limit`) and prints each round's figures, nothing else.
+//!
+//! usage: compare --load 127.0.0.1:PORT --connections N --calls M [--token T] [--limit]
+//!
+//! loads one running HTTP server at one connection count (after 2,000 calls on one connection)
+//! and prints its req/s, p50 and p99; `--limit` for a canned server (`canned http`), else
+//! stateless 2026-07-28 calls of `calc_scale` with the Bearer token T. `bench/http_cpu.sh` runs
+//! it to measure the server's CPU per request.
 
 mod calls;
 mod http;
@@ -242,6 +249,38 @@ fn measure_http(server: &Server, calls: u64, warm_up: u64) -> Result<http::Run, 
     })
 }
 
+/// `--load`: one running server at one connection count.
+fn load(authority: &str, options: &HashMap<String, String>) -> Result<(), String> {
+    let number = |name: &str| -> Result<u64, String> {
+        options
+            .get(name)
+            .ok_or(format!("--{name} is required with --load"))?
+            .parse()
+            .map_err(|_| format!("--{name}: a number"))
+    };
+    let limit = options.contains_key("limit");
+    let target = http::Target {
+        authority: authority.to_string(),
+        style: if limit {
+            http::Style::Stateless2025
+        } else {
+            http::Style::Stateless2026 {
+                token: options.get("token").cloned(),
+            }
+        },
+        expect: if limit { Expect::Canned } else { Expect::Mcp },
+    };
+    let connections = number("connections")? as usize;
+    let levels = http::measure(&target, &[connections], number("calls")?, 2_000)?;
+    for level in levels {
+        println!(
+            "{:.0} req/s, p50 {:.1} us, p99 {:.1} us",
+            level.per_s, level.p50_us, level.p99_us
+        );
+    }
+    Ok(())
+}
+
 fn main() {
     if let Err(error) = run() {
         eprintln!("compare: {error}");
@@ -256,12 +295,17 @@ fn run() -> Result<(), String> {
     while let Some(arg) = args.next() {
         if arg == "--quick" {
             quick = true;
+        } else if arg == "--limit" {
+            options.insert("limit".to_string(), String::new());
         } else if let Some(name) = arg.strip_prefix("--") {
             let value = args.next().ok_or(format!("{arg} needs a value"))?;
             options.insert(name.to_string(), value);
         } else {
             return Err(format!("unexpected argument {arg:?}"));
         }
+    }
+    if let Some(authority) = options.get("load") {
+        return load(authority, &options);
     }
     let required = |name: &str| {
         options
