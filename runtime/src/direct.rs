@@ -13,11 +13,14 @@ use crate::dispatch::{DispatchError, ToolOutcome};
 use crate::jsonrpc::{self, Kind};
 use crate::lifecycle::{Era, STATELESS_VERSION};
 use crate::mcp::{call_tool_response, RawArguments, LARGE_ARGUMENTS};
+use crate::raw_json::Member;
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, GetExtensions,
-    GetMeta, InitializeRequest, JsonObject, JsonRpcMessage, JsonRpcRequest, ProtocolVersion,
-    RequestId, RequestMetaObject, ServerJsonRpcMessage, ServerResult,
+    CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientJsonRpcMessage,
+    ClientRequest, GetExtensions, GetMeta, InitializeRequest, JsonObject, JsonRpcMessage,
+    JsonRpcRequest, ProgressToken, ProtocolVersion, RequestId, RequestMetaObject,
+    ServerJsonRpcMessage, ServerResult,
 };
+use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use std::sync::Arc;
 
@@ -38,7 +41,7 @@ pub fn direct_call(
     };
     if call.params.input_responses.is_some()
         || call.params.request_state.is_some()
-        || !meta_admitted(request.get_meta(), era, meta_version)
+        || !MetaFacts::of(request.get_meta()).admitted(era, meta_version)
     {
         return None;
     }
@@ -52,20 +55,62 @@ pub fn direct_call(
     Some((call.params.name.to_string(), arguments))
 }
 
-/// Whether a `tools/call` with `meta` (its `_meta`; `meta_version` the protocol version it
-/// names) may take the direct path in `era` ([`direct_call`]).
-fn meta_admitted(meta: &RequestMetaObject, era: &Era, meta_version: Option<&str>) -> bool {
-    if meta.get_progress_token().is_some() {
-        return false;
+/// What the direct path's rule looks at in a request's `_meta`, as rmcp reads it: rmcp's
+/// `RequestMetaObject` keeps the last member of each key and decodes a member from its
+/// `serde_json::Value` ("present and valid").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct MetaFacts {
+    /// A progress token (progress is sent through rmcp's peer).
+    progress_token: bool,
+    /// A field the 2026-07-28 era requires is missing or invalid.
+    missing_required: bool,
+}
+
+impl MetaFacts {
+    /// The facts of `_meta` read as rmcp's map.
+    fn of(meta: &RequestMetaObject) -> MetaFacts {
+        MetaFacts {
+            progress_token: meta.get_progress_token().is_some(),
+            missing_required: !meta
+                .missing_required_keys(&ProtocolVersion::V_2026_07_28)
+                .is_empty(),
+        }
     }
-    match era {
-        Era::Unknown => false,
-        Era::Handshake(_) => meta_version.is_none(),
-        Era::Stateless => {
-            meta_version == Some(STATELESS_VERSION)
-                && meta
-                    .missing_required_keys(&ProtocolVersion::V_2026_07_28)
-                    .is_empty()
+
+    /// The facts of `_meta` read from its raw members (`members`, in order, duplicates kept):
+    /// what [`MetaFacts::of`] finds in the map rmcp reads from the same text, without building
+    /// it. Each key's last member is decoded from its own value.
+    fn of_members(members: &[Member<'_>]) -> MetaFacts {
+        fn decodes<T: DeserializeOwned>(members: &[Member<'_>], key: &str) -> bool {
+            members
+                .iter()
+                .rev()
+                .find(|(name, _)| name.as_bytes() == key.as_bytes())
+                .and_then(|(_, raw)| serde_json::from_str::<serde_json::Value>(raw.get()).ok())
+                .is_some_and(|value| T::deserialize(&value).is_ok())
+        }
+        MetaFacts {
+            progress_token: decodes::<ProgressToken>(members, "progressToken"),
+            missing_required: !(decodes::<ProtocolVersion>(
+                members,
+                jsonrpc::META_PROTOCOL_VERSION,
+            ) && decodes::<ClientCapabilities>(
+                members,
+                jsonrpc::META_CLIENT_CAPABILITIES,
+            )),
+        }
+    }
+
+    /// Whether a `tools/call` with these facts (and `meta_version`, the protocol version its
+    /// `_meta` names) may take the direct path in `era` ([`direct_call`]).
+    fn admitted(self, era: &Era, meta_version: Option<&str>) -> bool {
+        if self.progress_token {
+            return false;
+        }
+        match era {
+            Era::Unknown => false,
+            Era::Handshake(_) => meta_version.is_none(),
+            Era::Stateless => meta_version == Some(STATELESS_VERSION) && !self.missing_required,
         }
     }
 }
@@ -79,8 +124,11 @@ pub struct PlainCall {
     pub name: String,
     /// The raw text of `arguments` (an object).
     pub arguments: Option<Arc<str>>,
-    /// `_meta`, read as rmcp reads it.
-    meta: Option<RequestMetaObject>,
+    /// The text of `_meta` (read as rmcp reads it only when the call goes to rmcp after all,
+    /// [`PlainCall::into_rmcp`]).
+    meta: Option<Box<str>>,
+    /// What the direct path's rule looks at in `_meta`.
+    meta_facts: MetaFacts,
     /// The protocol version `_meta` names.
     meta_version: Option<String>,
 }
@@ -114,14 +162,27 @@ impl PlainCall {
         if arguments.is_some_and(|raw| !is_object(raw)) || meta.is_some_and(|raw| !is_object(raw)) {
             return None;
         }
+        let (meta_facts, meta_version) = match meta {
+            Some(raw) => {
+                // rmcp reads `_meta` as a map of `serde_json::Value`: a text that holds what
+                // such a map cannot (`1e400`, `"\ud800"`) fails the whole message there.
+                serde_json::from_str::<ValueShaped>(raw.get()).ok()?;
+                let members = jsonrpc::object_members(raw.get()).ok()?;
+                // The first member naming a version, as `jsonrpc::meta_version` reads it.
+                let version = members
+                    .iter()
+                    .find(|(key, _)| key.as_bytes() == jsonrpc::META_PROTOCOL_VERSION.as_bytes())
+                    .and_then(|(_, value)| serde_json::from_str(value.get()).ok());
+                (MetaFacts::of_members(&members), version)
+            }
+            None => (MetaFacts::of_members(&[]), None),
+        };
         Some(PlainCall {
             name: serde_json::from_str(name?.get()).ok()?,
             arguments: arguments.map(|raw| Arc::from(raw.get())),
-            meta: match meta {
-                Some(raw) => Some(serde_json::from_str::<JsonObject>(raw.get()).ok()?.into()),
-                None => None,
-            },
-            meta_version: meta.and_then(jsonrpc::meta_version),
+            meta: meta.map(|raw| Box::from(raw.get())),
+            meta_facts,
+            meta_version,
         })
     }
 
@@ -132,15 +193,10 @@ impl PlainCall {
 
     /// Whether the call may take the direct path in `era`, as [`direct_call`] decides for it.
     pub fn admitted(&self, era: &Era) -> bool {
-        let empty = RequestMetaObject::default();
         self.arguments
             .as_ref()
             .is_none_or(|text| text.len() <= LARGE_ARGUMENTS)
-            && meta_admitted(
-                self.meta.as_ref().unwrap_or(&empty),
-                era,
-                self.meta_version.as_deref(),
-            )
+            && self.meta_facts.admitted(era, self.meta_version.as_deref())
     }
 
     /// The message as rmcp reads it under `id` ([`read_client_message`] of what
@@ -151,7 +207,11 @@ impl PlainCall {
             params = params.with_arguments(JsonObject::new());
         }
         let mut request = CallToolRequest::new(params);
-        if let Some(meta) = self.meta {
+        if let Some(text) = self.meta {
+            // Checked as a map's text when read (`ValueShaped`): it reads as one.
+            let meta: RequestMetaObject = serde_json::from_str::<JsonObject>(&text)
+                .unwrap_or_default()
+                .into();
             request.extensions_mut().insert(meta);
         }
         if let Some(arguments) = self.arguments {
@@ -219,6 +279,56 @@ pub fn read_client_message(text: &str, method: &str) -> serde_json::Result<Clien
             id, request,
         ))),
         None => serde_json::from_str(text),
+    }
+}
+
+/// Reads any JSON text that `serde_json::Value` can hold, and fails on any other, without
+/// building the value: numbers are read as numbers (an `f64` overflow fails, as for a
+/// `Value`), strings and keys as strings (a lone surrogate fails), within serde_json's own
+/// nesting limit.
+struct ValueShaped;
+
+impl<'de> serde::Deserialize<'de> for ValueShaped {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<ValueShaped, D::Error> {
+        deserializer.deserialize_any(ValueShapedVisitor)
+    }
+}
+
+struct ValueShapedVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ValueShapedVisitor {
+    type Value = ValueShaped;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<ValueShaped, E> {
+        Ok(ValueShaped)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<ValueShaped, E> {
+        Ok(ValueShaped)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<ValueShaped, E> {
+        Ok(ValueShaped)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<ValueShaped, E> {
+        Ok(ValueShaped)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<ValueShaped, E> {
+        Ok(ValueShaped)
+    }
+    fn visit_unit<E>(self) -> Result<ValueShaped, E> {
+        Ok(ValueShaped)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<ValueShaped, A::Error> {
+        while seq.next_element::<ValueShaped>()?.is_some() {}
+        Ok(ValueShaped)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<ValueShaped, A::Error> {
+        while map.next_key::<ValueShaped>()?.is_some() {
+            map.next_value::<ValueShaped>()?;
+        }
+        Ok(ValueShaped)
     }
 }
 
@@ -332,6 +442,58 @@ mod tests {
             }
             _ => None,
         }
+    }
+
+    #[test]
+    fn meta_is_read_as_rmcp_reads_it() {
+        let v = r#""io.modelcontextprotocol/protocolVersion""#;
+        let c = r#""io.modelcontextprotocol/clientCapabilities""#;
+        let metas = [
+            "{}".to_string(),
+            r#"{"progressToken":"p"}"#.to_string(),
+            r#"{"progressToken":7}"#.to_string(),
+            r#"{"progressToken":2.0}"#.to_string(),
+            r#"{"progressToken":1.5}"#.to_string(),
+            r#"{"progressToken":{}}"#.to_string(),
+            r#"{"progressToken":null}"#.to_string(),
+            r#"{"progressToken":18446744073709551615}"#.to_string(),
+            r#"{"progressToken":"p","progressToken":{}}"#.to_string(),
+            r#"{"progressToken":{},"progressToken":"p"}"#.to_string(),
+            r#"{"k":1e400}"#.to_string(),
+            r#"{"\ud800":1}"#.to_string(),
+            r#"{"k":"\ud800"}"#.to_string(),
+            format!(r#"{{{v}:"2026-07-28",{c}:{{}}}}"#),
+            format!(r#"{{{v}:"2026-07-28"}}"#),
+            format!(r#"{{{c}:{{}}}}"#),
+            format!(r#"{{{v}:"2026-07-28",{c}:[]}}"#),
+            format!(r#"{{{v}:"2026-07-28",{c}:null}}"#),
+            format!(r#"{{{v}:"2026-07-28",{c}:{{"roots":5}}}}"#),
+            format!(r#"{{{v}:"2026-07-28",{c}:{{"roots":{{"listChanged":true}}}}}}"#),
+            format!(r#"{{{v}:"2026-07-28",{c}:{{"experimental":{{"a":{{}}}},"other":1}}}}"#),
+            format!(r#"{{{v}:"2026-07-28",{v}:5,{c}:{{}}}}"#),
+            format!(r#"{{{v}:5,{v}:"2026-07-28",{c}:{{}}}}"#),
+            format!(r#"{{{v}:"2026-07-28",{c}:{{}},{c}:1}}"#),
+            format!(r#"{{{v}:"2026-07-28",{c}:1,{c}:{{}}}}"#),
+            format!(r#"{{{v}:"2026-07-28",{c}:{{}},"k":1e400}}"#),
+            format!(r#"{{{v}:"2026-07-28",{c}:{{}},"progressToken":"p"}}"#),
+            format!(r#"{{{v}:"2025-06-18",{c}:{{}}}}"#),
+            format!(r#"{{{v}:"2026-07-28",{c}:{{}},"k":[[[[1]]]],"x\u0041":true}}"#),
+        ];
+        let eras = [
+            Era::Stateless,
+            Era::Handshake("2025-06-18".into()),
+            Era::Unknown,
+        ];
+        let mut admitted = 0;
+        for meta in &metas {
+            let params = format!(r#"{{"name":"t","arguments":{{"a":1}},"_meta":{meta}}}"#);
+            for era in &eras {
+                let plain = plain(&params, era);
+                admitted += usize::from(plain.is_some());
+                assert_eq!(plain, through_rmcp(&params, era), "{params} in {era:?}");
+            }
+        }
+        assert!(admitted >= 10, "the list admits some: {admitted}");
     }
 
     #[test]

@@ -42,6 +42,9 @@ pub mod code {
 /// The MCP `_meta` key naming a request's protocol version (2026-07-28).
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
+/// The MCP `_meta` key of the client's capabilities in the stateless era (2026-07-28).
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+
 /// A request id exactly as the client wrote it (a JSON string or integer, as raw text).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RawId(Box<str>);

@@ -178,7 +178,10 @@ impl McpServer {
         )
         .with_subscriptions(Arc::clone(&self.subscriptions));
         if let Some(round) = round {
-            link = link.with_round(round, meta.get(CLIENT_CAPABILITIES).cloned());
+            link = link.with_round(
+                round,
+                meta.get(crate::jsonrpc::META_CLIENT_CAPABILITIES).cloned(),
+            );
         }
         CallControl {
             cancelled: context.ct.clone(),
@@ -192,9 +195,6 @@ impl McpServer {
         &self.dispatch
     }
 }
-
-/// The `_meta` key of the client's capabilities in the stateless era.
-const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
 /// The `_meta` key of the log level a stateless request asks for.
 const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
