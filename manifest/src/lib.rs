@@ -37,4 +37,4 @@ pub use manifest::{
     NumberRepr, OutputEntry, ParamEntry, SectionStarts, SourceLocation, StringRepr,
     ToolAnnotations, ToolEntry, ValueType, MANIFEST_FORMAT_VERSION, VERSION_TOOL,
 };
-pub use schema_text::SchemaText;
+pub use schema_text::{SchemaText, ValueShaped};

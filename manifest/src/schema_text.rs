@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 ///
 /// A server reads its whole manifest before its first answer, but needs a tool's schemas only
 /// for the tool list and for checking a JSON handler's arguments. The schemas are about half of
-/// a manifest's text, and building their trees was about a third of reading it (the calc
+/// a manifest's text, and building their trees was about a quarter of reading it (the calc
 /// example's manifest, `docs/performance.md`, "What a start waits for"). Text and tree always
 /// hold the same JSON: equality and serialization go through the tree, so a manifest written
 /// pretty stays pretty and two manifests compare by their schemas' JSON, not their spacing.
@@ -20,7 +20,8 @@ pub struct SchemaText {
 }
 
 impl SchemaText {
-    /// The schema as a JSON tree (read from the text the first time).
+    /// The schema as a JSON tree (read from the text the first time; the text was checked to
+    /// read as one when it was read).
     pub fn value(&self) -> &Value {
         self.tree.get_or_init(|| {
             // The text was read as one JSON value, so it reads again as one.
@@ -84,11 +85,65 @@ impl Serialize for SchemaText {
 impl<'de> Deserialize<'de> for SchemaText {
     /// Keeps the text: read from JSON text only (`serde_json::from_slice`, `from_str`, as
     /// [`crate::Manifest::from_json`] reads), not from a `Value`.
+    /// A text that a `Value` cannot hold (`1e400`, a lone surrogate) fails here, as it did
+    /// when the tree was built at once.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<SchemaText, D::Error> {
-        Box::<RawValue>::deserialize(deserializer).map(|text| SchemaText {
+        let text = Box::<RawValue>::deserialize(deserializer)?;
+        serde_json::from_str::<ValueShaped>(text.get()).map_err(serde::de::Error::custom)?;
+        Ok(SchemaText {
             text,
             tree: OnceLock::new(),
         })
+    }
+}
+
+/// Reads any JSON text that `serde_json::Value` can hold, and fails on any other, without
+/// building the value: numbers are read as numbers (an `f64` overflow fails, as for a
+/// `Value`), strings and keys as strings (a lone surrogate fails), within serde_json's own
+/// nesting limit. Read it with `serde_json::from_str::<ValueShaped>` (or `from_slice`).
+pub struct ValueShaped;
+
+impl<'de> serde::Deserialize<'de> for ValueShaped {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<ValueShaped, D::Error> {
+        deserializer.deserialize_any(ValueShapedVisitor)
+    }
+}
+
+struct ValueShapedVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ValueShapedVisitor {
+    type Value = ValueShaped;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<ValueShaped, E> {
+        Ok(ValueShaped)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<ValueShaped, E> {
+        Ok(ValueShaped)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<ValueShaped, E> {
+        Ok(ValueShaped)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<ValueShaped, E> {
+        Ok(ValueShaped)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<ValueShaped, E> {
+        Ok(ValueShaped)
+    }
+    fn visit_unit<E>(self) -> Result<ValueShaped, E> {
+        Ok(ValueShaped)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<ValueShaped, A::Error> {
+        while seq.next_element::<ValueShaped>()?.is_some() {}
+        Ok(ValueShaped)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<ValueShaped, A::Error> {
+        while map.next_key::<ValueShaped>()?.is_some() {
+            map.next_value::<ValueShaped>()?;
+        }
+        Ok(ValueShaped)
     }
 }
 
@@ -113,5 +168,15 @@ mod tests {
         );
         let other = SchemaText::from(serde_json::json!({"type": "string"}));
         assert_ne!(read, other);
+        for unholdable in [r#"{"maximum": 1e400}"#, r#"{"const": "\ud800"}"#] {
+            assert!(
+                serde_json::from_str::<Value>(unholdable).is_err(),
+                "{unholdable}"
+            );
+            assert!(
+                serde_json::from_str::<SchemaText>(unholdable).is_err(),
+                "{unholdable}"
+            );
+        }
     }
 }

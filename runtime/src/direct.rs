@@ -14,6 +14,7 @@ use crate::jsonrpc::{self, Kind};
 use crate::lifecycle::{Era, STATELESS_VERSION};
 use crate::mcp::{call_tool_response, RawArguments, LARGE_ARGUMENTS};
 use crate::raw_json::Member;
+use delphi_mcp_manifest::ValueShaped;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientJsonRpcMessage,
     ClientRequest, GetExtensions, GetMeta, InitializeRequest, JsonObject, JsonRpcMessage,
@@ -279,56 +280,6 @@ pub fn read_client_message(text: &str, method: &str) -> serde_json::Result<Clien
             id, request,
         ))),
         None => serde_json::from_str(text),
-    }
-}
-
-/// Reads any JSON text that `serde_json::Value` can hold, and fails on any other, without
-/// building the value: numbers are read as numbers (an `f64` overflow fails, as for a
-/// `Value`), strings and keys as strings (a lone surrogate fails), within serde_json's own
-/// nesting limit.
-struct ValueShaped;
-
-impl<'de> serde::Deserialize<'de> for ValueShaped {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<ValueShaped, D::Error> {
-        deserializer.deserialize_any(ValueShapedVisitor)
-    }
-}
-
-struct ValueShapedVisitor;
-
-impl<'de> serde::de::Visitor<'de> for ValueShapedVisitor {
-    type Value = ValueShaped;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<ValueShaped, E> {
-        Ok(ValueShaped)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<ValueShaped, E> {
-        Ok(ValueShaped)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<ValueShaped, E> {
-        Ok(ValueShaped)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<ValueShaped, E> {
-        Ok(ValueShaped)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<ValueShaped, E> {
-        Ok(ValueShaped)
-    }
-    fn visit_unit<E>(self) -> Result<ValueShaped, E> {
-        Ok(ValueShaped)
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<ValueShaped, A::Error> {
-        while seq.next_element::<ValueShaped>()?.is_some() {}
-        Ok(ValueShaped)
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<ValueShaped, A::Error> {
-        while map.next_key::<ValueShaped>()?.is_some() {
-            map.next_value::<ValueShaped>()?;
-        }
-        Ok(ValueShaped)
     }
 }
 
