@@ -10,8 +10,7 @@ use std::sync::OnceLock;
 ///
 /// A server reads its whole manifest before its first answer, but needs a tool's schemas only
 /// for the tool list and for checking a JSON handler's arguments. The schemas are about half of
-/// a manifest's text, and building their trees was about a quarter of reading it (the calc
-/// example's manifest, `docs/performance.md`, "What a start waits for"). Text and tree always
+/// a manifest's text (the calc example's; `docs/performance.md`, "What a start waits for"). Text and tree always
 /// hold the same JSON: equality and serialization go through the tree, so a manifest written
 /// pretty stays pretty and two manifests compare by their schemas' JSON, not their spacing.
 pub struct SchemaText {
