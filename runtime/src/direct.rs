@@ -169,12 +169,10 @@ impl PlainCall {
                 // such a map cannot (`1e400`, `"\ud800"`) fails the whole message there.
                 serde_json::from_str::<ValueShaped>(raw.get()).ok()?;
                 let members = jsonrpc::object_members(raw.get()).ok()?;
-                // The first member naming a version, as `jsonrpc::meta_version` reads it.
-                let version = members
-                    .iter()
-                    .find(|(key, _)| key.as_bytes() == jsonrpc::META_PROTOCOL_VERSION.as_bytes())
-                    .and_then(|(_, value)| serde_json::from_str(value.get()).ok());
-                (MetaFacts::of_members(&members), version)
+                (
+                    MetaFacts::of_members(&members),
+                    jsonrpc::meta_version_of(&members),
+                )
             }
             None => (MetaFacts::of_members(&[]), None),
         };

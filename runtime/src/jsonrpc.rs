@@ -356,7 +356,15 @@ fn message(raw: &RawValue) -> Result<Request<'_>, EnvelopeError> {
 /// The protocol version a `_meta` object names (its first member of that name), when it
 /// names one as a string.
 pub fn meta_version(meta: &RawValue) -> Option<String> {
-    serde_json::from_str(member(meta.get(), META_PROTOCOL_VERSION)?.get()).ok()
+    meta_version_of(&object_members(meta.get()).ok()?)
+}
+
+/// [`meta_version`] of a `_meta` object read as its members (in order, duplicates kept).
+pub fn meta_version_of(members: &[raw_json::Member<'_>]) -> Option<String> {
+    let (_, value) = members
+        .iter()
+        .find(|(key, _)| key.as_bytes() == META_PROTOCOL_VERSION.as_bytes())?;
+    serde_json::from_str(value.get()).ok()
 }
 
 fn shorten(text: &str) -> String {
