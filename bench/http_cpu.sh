@@ -54,7 +54,6 @@ snapshot() {
 target/release/compare --load "127.0.0.1:$port" --connections 1 --calls 2000 "${load[@]}" >/dev/null
 snapshot > "$work/before"
 # The driver's CPU: the children's user and system seconds (bash `times`, second line) before
-# and after it.
 # and after it (`times` runs in this shell: in a subshell it would count the subshell's).
 seconds() { tail -1 "$1" | sed 's/m/ /g; s/s//g' | awk '{print ($1 * 60 + $2) + ($3 * 60 + $4)}'; }
 times > "$work/times-before"

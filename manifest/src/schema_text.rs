@@ -10,9 +10,10 @@ use std::sync::OnceLock;
 ///
 /// A server reads its whole manifest before its first answer, but needs a tool's schemas only
 /// for the tool list and for checking a JSON handler's arguments. The schemas are about half of
-/// a manifest's text (the calc example's; `docs/performance.md`, "What a start waits for"). Text and tree always
-/// hold the same JSON: equality and serialization go through the tree, so a manifest written
-/// pretty stays pretty and two manifests compare by their schemas' JSON, not their spacing.
+/// a manifest's text (the calc example's; `docs/performance.md`, "What a start waits for").
+/// Text and tree always hold the same JSON: equality and serialization go through the tree, so
+/// a manifest written pretty stays pretty and two manifests compare by their schemas' JSON, not
+/// their spacing.
 pub struct SchemaText {
     text: Box<RawValue>,
     tree: OnceLock<Value>,
@@ -35,11 +36,6 @@ impl SchemaText {
             Some(tree) => tree.clone(),
             None => serde_json::from_str(self.text.get()).unwrap_or_default(),
         }
-    }
-
-    /// The schema's JSON text as it was read (or, made from a tree, written compactly).
-    pub fn text(&self) -> &str {
-        self.text.get()
     }
 }
 
@@ -83,9 +79,8 @@ impl Serialize for SchemaText {
 
 impl<'de> Deserialize<'de> for SchemaText {
     /// Keeps the text: read from JSON text only (`serde_json::from_slice`, `from_str`, as
-    /// [`crate::Manifest::from_json`] reads), not from a `Value`.
-    /// A text that a `Value` cannot hold (`1e400`, a lone surrogate) fails here, as it did
-    /// when the tree was built at once.
+    /// [`crate::Manifest::from_json`] reads), not from a `Value`. A text that a `Value` cannot
+    /// hold (`1e400`, a lone surrogate) fails here, as it did when the tree was built at once.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<SchemaText, D::Error> {
         let text = Box::<RawValue>::deserialize(deserializer)?;
         serde_json::from_str::<ValueShaped>(text.get()).map_err(serde::de::Error::custom)?;
