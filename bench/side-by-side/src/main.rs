@@ -330,6 +330,7 @@ fn run() -> Result<(), String> {
                 warm_up: 2,
                 sequential: 20,
                 pipelined: 50,
+                extra_starts: 1,
             },
             50,
         )
@@ -339,13 +340,17 @@ fn run() -> Result<(), String> {
                 warm_up: 50,
                 sequential: 2_000,
                 pipelined: 20_000,
+                extra_starts: 8,
             },
             5_000,
         )
     };
     let load_before = report::load_average();
     let only: Option<Vec<&str>> = options.get("only").map(|names| names.split(',').collect());
-    let chosen = |server: &Server| only.as_ref().is_none_or(|names| names.contains(&server.name));
+    let chosen = |server: &Server| {
+        only.as_ref()
+            .is_none_or(|names| names.contains(&server.name))
+    };
     let mut stdio_list = stdio_servers(&paths);
     let mut http_list = http_servers(&paths);
     stdio_list.retain(chosen);
@@ -360,6 +365,7 @@ fn run() -> Result<(), String> {
                 warm_up: counts.warm_up,
                 sequential: (counts.sequential / server.slowness).max(10),
                 pipelined: (counts.pipelined / server.slowness).max(10),
+                extra_starts: counts.extra_starts / server.slowness,
             };
             let figures = stdio::measure(&server.command, server.expect, scaled)
                 .map_err(|e| format!("stdio, {}: {e}", server.name))?;

@@ -17,12 +17,15 @@ pub struct Counts {
     pub sequential: u64,
     /// Calls written at once.
     pub pipelined: u64,
+    /// Starts timed before the measured run (each spawns the server, reads its `initialize`
+    /// answer and ends it): a start varies more than a call, so one start per round is noise.
+    pub extra_starts: u64,
 }
 
 /// The figures of one run.
 #[derive(Debug, Clone, Default)]
 pub struct Figures {
-    /// Spawn to the `initialize` answer, ms.
+    /// Spawn to the `initialize` answer, ms: the median of the run's starts.
     pub start_ms: f64,
     /// RSS after the `initialize` answer, MB.
     pub rss_start_mb: f64,
@@ -38,31 +41,21 @@ pub struct Figures {
 
 /// Runs `command` as a stdio server and measures it; `Err` on any wrong or missing answer.
 pub fn measure(command: &[String], expect: Expect, counts: Counts) -> Result<Figures, String> {
-    let started = Instant::now();
-    let mut child = Command::new(&command[0])
-        .args(&command[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("start {}: {e}", command[0]))?;
-    let pid = child.id();
-    let stderr = proc::collect_tail(child.stderr.take().expect("stderr"));
-    let mut input = child.stdin.take().expect("stdin");
-    let mut output = BufReader::new(child.stdout.take().expect("stdout"));
-    let guard = Guard::new(child);
-    let fail = |message: String| format!("{message}\nserver stderr: {}", stderr.text());
-
-    let (initialize, initialized) = calls::handshake();
-    send(&mut input, &initialize).map_err(fail)?;
-    // Servers may log or notify before the answer: the answer is the line with id 0.
-    loop {
-        let line = receive(&mut output).map_err(fail)?;
-        if expect == Expect::Canned || line.contains(r#""id":0"#) {
-            break;
-        }
+    let mut starts_ms = Vec::with_capacity(counts.extra_starts as usize + 1);
+    for _ in 0..counts.extra_starts {
+        starts_ms.push(Started::spawn(command, expect)?.start_ms);
     }
-    let start_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let Started {
+        start_ms,
+        pid,
+        stderr,
+        mut input,
+        mut output,
+        guard,
+    } = Started::spawn(command, expect)?;
+    starts_ms.push(start_ms);
+    let fail = |message: String| format!("{message}\nserver stderr: {}", stderr.text());
+    let (_, initialized) = calls::handshake();
     // The limit answers every line, a notification too: it gets none.
     if expect == Expect::Mcp {
         send(&mut input, &initialized).map_err(fail)?;
@@ -135,13 +128,61 @@ pub fn measure(command: &[String], expect: Expect, counts: Counts) -> Result<Fig
 
     latencies.sort_by(f64::total_cmp);
     Ok(Figures {
-        start_ms,
+        start_ms: stats::median(starts_ms),
         rss_start_mb,
         rss_after_mb,
         p50_us: stats::percentile(&latencies, 50.0),
         p99_us: stats::percentile(&latencies, 99.0),
         pipelined_per_s: counts.pipelined as f64 / pipelined_s,
     })
+}
+
+/// A server spawned and past its `initialize` answer (its process ends when `guard` drops).
+struct Started {
+    /// Spawn to the `initialize` answer, ms.
+    start_ms: f64,
+    pid: u32,
+    stderr: proc::Tail,
+    input: std::process::ChildStdin,
+    output: BufReader<std::process::ChildStdout>,
+    guard: Guard,
+}
+
+impl Started {
+    /// Spawns `command` and times it until its `initialize` answer.
+    fn spawn(command: &[String], expect: Expect) -> Result<Started, String> {
+        let started = Instant::now();
+        let mut child = Command::new(&command[0])
+            .args(&command[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("start {}: {e}", command[0]))?;
+        let pid = child.id();
+        let stderr = proc::collect_tail(child.stderr.take().expect("stderr"));
+        let mut input = child.stdin.take().expect("stdin");
+        let mut output = BufReader::new(child.stdout.take().expect("stdout"));
+        let guard = Guard::new(child);
+        let fail = |message: String| format!("{message}\nserver stderr: {}", stderr.text());
+        let (initialize, _) = calls::handshake();
+        send(&mut input, &initialize).map_err(fail)?;
+        // Servers may log or notify before the answer: the answer is the line with id 0.
+        loop {
+            let line = receive(&mut output).map_err(fail)?;
+            if expect == Expect::Canned || line.contains(r#""id":0"#) {
+                break;
+            }
+        }
+        Ok(Started {
+            start_ms: started.elapsed().as_secs_f64() * 1000.0,
+            pid,
+            stderr,
+            input,
+            output,
+            guard,
+        })
+    }
 }
 
 fn send(input: &mut std::process::ChildStdin, line: &str) -> Result<(), String> {

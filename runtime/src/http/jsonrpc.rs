@@ -384,7 +384,7 @@ pub(super) async fn post(
                 let _ = known_id.set(id.clone());
             }
             let in_flight = app.protocol.register(session, &forward);
-            let response = send(service, &parts, &forward).await;
+            let response = Box::pin(send(service, &parts, &forward)).await;
             if let Some(version) = &forward.initialize {
                 if let Some(new_session) = header_str(response.headers(), SESSION_HEADER) {
                     app.protocol
@@ -405,7 +405,7 @@ pub(super) async fn post(
                     Err(answer) => answers.extend(answer),
                     Ok(forward) => {
                         let _in_flight = app.protocol.register(session, &forward);
-                        let response = send(service, &parts, &forward).await;
+                        let response = Box::pin(send(service, &parts, &forward)).await;
                         answers.extend(collect_answer(response, forward.id.as_ref()).await);
                     }
                 }
@@ -430,7 +430,8 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
-/// Passes one message to rmcp with the request's headers.
+/// Passes one message to rmcp with the request's headers. Its callers box the future: rmcp's
+/// handling makes it KBs, which every request's future would otherwise carry.
 async fn send(
     service: &super::RmcpService,
     parts: &http::request::Parts,

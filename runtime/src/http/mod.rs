@@ -575,7 +575,10 @@ async fn mcp_endpoint(State(app): State<Arc<App>>, request: Request) -> Response
         HeaderValue::from_static("application/json, text/event-stream"),
     );
     let known_id = std::sync::OnceLock::new();
-    let handled = jsonrpc::post(&app, service, parts, bytes, accepted.0, &known_id);
+    // Boxed: the request's future is over 2 KB, and the timeout would copy it by value.
+    let handled = Box::pin(jsonrpc::post(
+        &app, service, parts, bytes, accepted.0, &known_id,
+    ));
     let handled = match deadline {
         None => handled.await,
         Some(deadline) => match tokio::time::timeout_at(deadline, handled).await {
