@@ -15,6 +15,7 @@ use serde_json::{json, Map, Value};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The server's identity as announced to clients.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,6 +121,11 @@ pub trait Dispatch: Send + Sync + 'static {
     /// ([`ToolHost::completes_unlocked`]).
     fn completes_unlocked(&self) -> bool {
         false
+    }
+    /// The longest a call of any tool waits for its answer, when every tool's call is
+    /// answered by then ([`ToolHost::call_timeout`]); `None` when some call may take longer.
+    fn call_timeout(&self) -> Option<Duration> {
+        None
     }
     /// Gives the host's library thread work for when no call is queued
     /// ([`ToolHost::set_idle_work`]); false when there is no such thread.
@@ -350,6 +356,11 @@ impl Dispatch for LibraryDispatch {
 
     fn completes_unlocked(&self) -> bool {
         self.host.completes_unlocked()
+    }
+
+    /// The host's: the help tools answer at once.
+    fn call_timeout(&self) -> Option<Duration> {
+        self.host.call_timeout()
     }
 
     #[cfg(target_os = "linux")]

@@ -293,6 +293,10 @@ impl Dispatch for StatsDispatch {
         self.inner.completes_unlocked()
     }
 
+    fn call_timeout(&self) -> Option<std::time::Duration> {
+        self.inner.call_timeout()
+    }
+
     #[cfg(target_os = "linux")]
     fn set_idle_work(&self, work: std::sync::Arc<dyn crate::host::idle::IdleWork>) -> bool {
         self.inner.set_idle_work(work)

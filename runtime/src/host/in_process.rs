@@ -425,6 +425,10 @@ impl ToolHost for LibraryHost {
         true
     }
 
+    fn call_timeout(&self) -> Option<Duration> {
+        self.call_timeout
+    }
+
     /// With one library thread only.
     #[cfg(target_os = "linux")]
     fn set_idle_work(&self, work: Arc<dyn super::idle::IdleWork>) -> bool {

@@ -358,6 +358,10 @@ pub trait ToolHost: Send + Sync + std::fmt::Debug {
     /// The host's state now (for the status page and `mcp_get_version`).
     fn state(&self) -> HostState;
 
+    /// The longest a call waits for its answer, queueing included: past it the host answers
+    /// with [`CallError::TimedOut`] ([`HostOptions::call_timeout`]; `None`: no limit).
+    fn call_timeout(&self) -> Option<Duration>;
+
     /// Whether the future of [`Self::call`] may be polled on the thread that completes it
     /// (the stdio direct path then writes the answer from the library thread): true when the
     /// host wakes it holding no lock of its own.

@@ -329,15 +329,16 @@ pub(super) struct Answer {
 
 /// Handles a POST body: answers it (also a call on the direct path, `http/direct.rs`), or
 /// passes its message(s) to `service` and rewrites the answer. `parts` are the request's (with
-/// `Accept` already normalised); `accepts_json`: the client accepts JSON answers; `known_id`
-/// gets the request's id as soon as it is read (for a timeout's answer).
+/// `Accept` already normalised); `accepts_json`: the client accepts JSON answers; `watch`
+/// gets the request's id as soon as it is read (for a timeout's answer), and learns when a
+/// direct call's own deadline answers it before the request's timeout.
 pub(super) async fn post(
     app: &Arc<App>,
     service: &super::RmcpService,
     parts: http::request::Parts,
     body: Bytes,
     accepts_json: bool,
-    known_id: &std::sync::OnceLock<RawId>,
+    watch: &super::timeout::Watch,
 ) -> Handled {
     let session = header_str(&parts.headers, SESSION_HEADER);
     let version = header_str(&parts.headers, "mcp-protocol-version");
@@ -374,14 +375,15 @@ pub(super) async fn post(
         }
         Plan::Accepted => Handled::Direct(StatusCode::ACCEPTED.into_response()),
         Plan::Direct(id, call) => {
-            let _ = known_id.set(id.clone());
+            watch.note_id(&id);
+            watch.answered_within(app.recording.call_timeout());
             // No other request in progress (this one holds the only permit taken).
             let alone = app.permits.available_permits() + 1 >= app.max_concurrent;
             Handled::Direct(direct::answer(&app.recording, &id, call, alone).await)
         }
         Plan::Single(forward) => {
             if let Some((id, _)) = &forward.id {
-                let _ = known_id.set(id.clone());
+                watch.note_id(id);
             }
             let in_flight = app.protocol.register(session, &forward);
             let response = Box::pin(send(service, &parts, &forward)).await;

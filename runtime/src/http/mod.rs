@@ -26,6 +26,7 @@ mod direct;
 mod jsonrpc;
 pub mod page;
 mod sse;
+mod timeout;
 pub mod token;
 
 use crate::dispatch::Dispatch;
@@ -574,28 +575,25 @@ async fn mcp_endpoint(State(app): State<Arc<App>>, request: Request) -> Response
         header::ACCEPT,
         HeaderValue::from_static("application/json, text/event-stream"),
     );
-    let known_id = std::sync::OnceLock::new();
-    // Boxed: the request's future is over 2 KB, and the timeout would copy it by value.
+    let watch = timeout::Watch::new(deadline);
+    // Boxed: the request's future is over 2 KB, and would be copied by value into its timeout.
     let handled = Box::pin(jsonrpc::post(
-        &app, service, parts, bytes, accepted.0, &known_id,
+        &app, service, parts, bytes, accepted.0, &watch,
     ));
-    let handled = match deadline {
-        None => handled.await,
-        Some(deadline) => match tokio::time::timeout_at(deadline, handled).await {
-            Ok(handled) => handled,
-            Err(_) => {
-                tracing::warn!("request timed out");
-                return jsonrpc::error_response(
-                    StatusCode::GATEWAY_TIMEOUT,
-                    known_id.get().unwrap_or(&crate::jsonrpc::RawId::null()),
-                    code::REQUEST_TIMEOUT,
-                    &format!(
-                        "Request timed out after {} s (the --timeout limit)",
-                        app.timeout.map(|t| t.as_secs_f64()).unwrap_or_default()
-                    ),
-                );
-            }
-        },
+    let handled = match timeout::Timed::new(handled, &watch).await {
+        Ok(handled) => handled,
+        Err(timeout::TimedOut) => {
+            tracing::warn!("request timed out");
+            return jsonrpc::error_response(
+                StatusCode::GATEWAY_TIMEOUT,
+                &watch.id(),
+                code::REQUEST_TIMEOUT,
+                &format!(
+                    "Request timed out after {} s (the --timeout limit)",
+                    app.timeout.map(|t| t.as_secs_f64()).unwrap_or_default()
+                ),
+            );
+        }
     };
     match handled {
         jsonrpc::Handled::Direct(response) => response,

@@ -380,6 +380,10 @@ impl ToolHost for IsolatedHost {
         true
     }
 
+    fn call_timeout(&self) -> Option<std::time::Duration> {
+        self.shared.config.call_timeout
+    }
+
     fn state(&self) -> HostState {
         self.shared
             .lock()
