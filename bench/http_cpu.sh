@@ -10,6 +10,7 @@
 # Needs Free Pascal (the calc example is built); builds the release binaries it runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/common.sh
 connections=${1:-32}
 calls=${2:-100000}
 shift $(( $# < 2 ? $# : 2 ))
@@ -22,26 +23,20 @@ work=$(mktemp -d)
 server=
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
 
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
 token=http-cpu-bench-token
 if [ "$limit" = 1 ]; then
   target/release/canned http "127.0.0.1:$port" 2> "$work/stderr" &
   server=$!
   load=(--limit)
 else
-  cp -r examples/calc "$work/calc"
-  target/release/delphi-mcp build "$work/calc" >/dev/null
-  library=$(find "$work/calc/build" -maxdepth 1 \( -name '*.so' -o -name '*.dylib' \) | head -1)
+  library=$(calc_library "$work" target/release/delphi-mcp)
   DELPHI_MCP_TOKEN=$token target/release/delphi-mcp serve "$library" --http "127.0.0.1:$port" \
     --log-level warn --max-concurrent 256 "$@" 2> "$work/stderr" &
   server=$!
   load=(--token "$token")
 fi
-for _ in $(seq 1 100); do
-  (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-  # Waiting for the port of a process started above (a script, not a test).
-  sleep 0.05
-done
+wait_for_port "$port"
 
 # Threads' CPU (clock ticks) and context switches, one line per thread.
 snapshot() {

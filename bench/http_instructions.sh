@@ -10,6 +10,7 @@
 # Needs Free Pascal (the calc example is built) and valgrind; builds the release binaries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/common.sh
 few=${1:-1000}
 many=${2:-3000}
 shift $(( $# < 2 ? $# : 2 ))
@@ -22,25 +23,19 @@ cargo build --release --quiet --manifest-path bench/side-by-side/Cargo.toml --ta
 work=$(mktemp -d)
 server=
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
-cp -r examples/calc "$work/calc"
-target/release/delphi-mcp build "$work/calc" >/dev/null
-library=$(find "$work/calc/build" -maxdepth 1 \( -name '*.so' -o -name '*.dylib' \) | head -1)
+library=$(calc_library "$work" target/release/delphi-mcp)
 token=http-instructions-bench-token
 
 # The server's instructions for `calls` requests (callgrind's total, written at its exit).
 count() {
   local calls=$1 port
-  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  port=$(free_port)
   rm -f "$work"/callgrind.*
   DELPHI_MCP_TOKEN=$token valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.%p" \
     target/release/delphi-mcp serve "$library" --http "127.0.0.1:$port" --log-level warn \
     "${flags[@]}" 2> "$work/stderr" &
   server=$!
-  for _ in $(seq 1 200); do
-    (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-    # Waiting for the port of a process started above (a script, not a test).
-    sleep 0.1
-  done
+  wait_for_port "$port" 300
   target/release/compare --load "127.0.0.1:$port" --connections 1 --calls "$calls" \
     --token "$token" >/dev/null
   kill -INT "$server"

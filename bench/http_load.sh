@@ -7,6 +7,7 @@
 # go to serve, e.g. `bench/http_load.sh 10000 64 1 --isolate --workers 2`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/common.sh
 calls=${1:-10000}
 connections=${2:-64}
 threads=${3:-1}
@@ -16,9 +17,7 @@ if [ "$threads" != 1 ]; then threads_flag=(--threads "$threads"); fi
 work=$(mktemp -d)
 trap 'kill "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
 cargo build --release --quiet --bin delphi-mcp --example http_load
-cp -r examples/calc "$work/calc"
-target/release/delphi-mcp build "$work/calc" >/dev/null
-library=$(find "$work/calc/build" -maxdepth 1 \( -name '*.so' -o -name '*.dylib' -o -name '*.dll' \) | head -1)
+library=$(calc_library "$work" target/release/delphi-mcp)
 target/release/delphi-mcp serve "$library" --http 127.0.0.1:0 --token-file "$work/token" \
   "${threads_flag[@]}" --max-concurrent 256 --log-level warn "$@" 2> "$work/stderr" &
 server=$!

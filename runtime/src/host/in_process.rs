@@ -425,8 +425,9 @@ impl ToolHost for LibraryHost {
         true
     }
 
+    /// Its deadlines are kept by the timer thread: none when that thread could not start.
     fn call_timeout(&self) -> Option<Duration> {
-        self.call_timeout
+        self.call_timeout.filter(|_| timer::keeps_deadlines())
     }
 
     /// With one library thread only.

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
@@ -15,6 +15,8 @@ struct Timer {
     state: Mutex<State>,
     changed: Condvar,
     next_id: AtomicU64,
+    /// The thread started: deadlines are kept.
+    running: AtomicBool,
 }
 
 struct State {
@@ -46,13 +48,15 @@ fn timer() -> &'static Timer {
             }),
             changed: Condvar::new(),
             next_id: AtomicU64::new(0),
+            running: AtomicBool::new(false),
         }));
         let spawned = std::thread::Builder::new()
             .name("delphi-mcp-timer".into())
             .spawn(move || timer.run());
-        if let Err(error) = spawned {
+        match spawned {
+            Ok(_) => timer.running.store(true, Ordering::Relaxed),
             // Without the thread deadlines are never reached early; calls still end normally.
-            tracing::error!(%error, "cannot start the timer thread; call deadlines are not enforced");
+            Err(error) => tracing::error!(%error, "cannot start the timer thread; call deadlines are not enforced"),
         }
         timer
     })
@@ -94,6 +98,12 @@ impl Timer {
             };
         }
     }
+}
+
+/// Whether the futures of this module complete at their instants: false only when the timer
+/// thread could not be started (they then complete only when `at` has passed when polled).
+pub(crate) fn keeps_deadlines() -> bool {
+    timer().running.load(Ordering::Relaxed)
 }
 
 /// Completes at `at` (at once when `at` has passed).
@@ -191,6 +201,10 @@ mod tests {
         let at = started + Duration::from_millis(30);
         crate::bind::block_on(sleep_until(at));
         assert!(Instant::now() >= at);
+        assert!(
+            keeps_deadlines(),
+            "the thread that completed it is noted as running"
+        );
         // A past instant completes at once; a dropped future leaves no entry behind.
         crate::bind::block_on(sleep_until(started));
         let mut far = Box::pin(sleep_until(started + Duration::from_secs(3600)));

@@ -386,7 +386,7 @@ pub(super) async fn post(
                 watch.note_id(id);
             }
             let in_flight = app.protocol.register(session, &forward);
-            let response = Box::pin(send(service, &parts, &forward)).await;
+            let response = send(service, &parts, &forward).await;
             if let Some(version) = &forward.initialize {
                 if let Some(new_session) = header_str(response.headers(), SESSION_HEADER) {
                     app.protocol
@@ -407,7 +407,7 @@ pub(super) async fn post(
                     Err(answer) => answers.extend(answer),
                     Ok(forward) => {
                         let _in_flight = app.protocol.register(session, &forward);
-                        let response = Box::pin(send(service, &parts, &forward)).await;
+                        let response = send(service, &parts, &forward).await;
                         answers.extend(collect_answer(response, forward.id.as_ref()).await);
                     }
                 }
@@ -432,13 +432,13 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
-/// Passes one message to rmcp with the request's headers. Its callers box the future: rmcp's
-/// handling makes it KBs, which every request's future would otherwise carry.
-async fn send(
-    service: &super::RmcpService,
+/// Passes one message to rmcp with the request's headers. Boxed: rmcp's handling is a future
+/// of KBs, which every request's future would otherwise carry.
+fn send<'a>(
+    service: &'a super::RmcpService,
     parts: &http::request::Parts,
     forward: &Forward,
-) -> http::Response<RmcpBody> {
+) -> std::pin::Pin<Box<impl std::future::Future<Output = http::Response<RmcpBody>> + 'a>> {
     let mut request = http::Request::builder()
         .method(parts.method.clone())
         .uri(parts.uri.clone())
@@ -455,7 +455,7 @@ async fn send(
             .extensions_mut()
             .insert(RawArguments(Arc::clone(arguments)));
     }
-    service.handle(request).await
+    Box::pin(service.handle(request))
 }
 
 /// rmcp's answer with the client's id: JSON bodies rewritten whole, SSE event by event, plain
