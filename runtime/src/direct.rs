@@ -25,6 +25,8 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use std::sync::Arc;
 
+mod one_pass;
+
 /// The tool name and arguments of `request` when it may take the direct path in `era`;
 /// `meta_version` is the protocol version its `_meta` names. It may when it is a `tools/call`
 /// whose `_meta` has no `progressToken` (progress is sent through rmcp's peer) and, in the
@@ -82,23 +84,34 @@ impl MetaFacts {
     /// what [`MetaFacts::of`] finds in the map rmcp reads from the same text, without building
     /// it. Each key's last member is decoded from its own value.
     fn of_members(members: &[Member<'_>]) -> MetaFacts {
-        fn decodes<T: DeserializeOwned>(members: &[Member<'_>], key: &str) -> bool {
+        let last = |key: &str| {
             members
                 .iter()
                 .rev()
                 .find(|(name, _)| name.as_bytes() == key.as_bytes())
                 .and_then(|(_, raw)| serde_json::from_str::<serde_json::Value>(raw.get()).ok())
-                .is_some_and(|value| T::deserialize(&value).is_ok())
+        };
+        MetaFacts::of_values(
+            last("progressToken").as_ref(),
+            last(jsonrpc::META_PROTOCOL_VERSION).as_ref(),
+            last(jsonrpc::META_CLIENT_CAPABILITIES).as_ref(),
+        )
+    }
+
+    /// The facts of the values rmcp's map holds under `progressToken`, the protocol version
+    /// and the client capabilities keys (`None`: absent, or not a `serde_json::Value`).
+    fn of_values(
+        progress_token: Option<&serde_json::Value>,
+        version: Option<&serde_json::Value>,
+        capabilities: Option<&serde_json::Value>,
+    ) -> MetaFacts {
+        fn decodes<T: DeserializeOwned>(value: Option<&serde_json::Value>) -> bool {
+            value.is_some_and(|value| T::deserialize(value).is_ok())
         }
         MetaFacts {
-            progress_token: decodes::<ProgressToken>(members, "progressToken"),
-            missing_required: !(decodes::<ProtocolVersion>(
-                members,
-                jsonrpc::META_PROTOCOL_VERSION,
-            ) && decodes::<ClientCapabilities>(
-                members,
-                jsonrpc::META_CLIENT_CAPABILITIES,
-            )),
+            progress_token: decodes::<ProgressToken>(progress_token),
+            missing_required: !(decodes::<ProtocolVersion>(version)
+                && decodes::<ClientCapabilities>(capabilities)),
         }
     }
 
@@ -119,7 +132,7 @@ impl MetaFacts {
 /// A plain `tools/call` read from its raw text, without rmcp's types ([`PlainCall::read`]).
 /// Reading the whole message into rmcp's types costs several times the call (the params are
 /// buffered whole on the way, for their `_meta`).
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct PlainCall {
     /// The tool.
     pub name: String,
@@ -221,14 +234,6 @@ impl PlainCall {
             ClientRequest::CallToolRequest(request),
         ))
     }
-}
-
-/// The tool name and arguments of `message` when it is a [`PlainCall`] that may take the
-/// direct path in `era`. `None` otherwise: read it through rmcp then ([`read_client_message`],
-/// [`direct_call`]), which decides the same for a plain call and reads the rest.
-pub fn plain_call(message: &jsonrpc::Request<'_>, era: &Era) -> Option<(String, Option<Arc<str>>)> {
-    let call = PlainCall::read(message)?;
-    call.admitted(era).then_some((call.name, call.arguments))
 }
 
 /// The JSON-RPC answer to a direct call under the integer id `internal`, as rmcp's service
@@ -376,6 +381,16 @@ mod tests {
         let plain =
             PlainCall::read(&message).map(|call| seen(call.into_rmcp(RequestId::Number(0))));
         (rmcp, plain)
+    }
+
+    /// The tool name and arguments of `message` when it is a [`PlainCall`] that may take the
+    /// direct path in `era`.
+    fn plain_call(
+        message: &crate::jsonrpc::Request<'_>,
+        era: &Era,
+    ) -> Option<(String, Option<Arc<str>>)> {
+        let call = PlainCall::read(message)?;
+        call.admitted(era).then_some((call.name, call.arguments))
     }
 
     fn plain(params: &str, era: &Era) -> Option<(String, Option<Arc<str>>)> {

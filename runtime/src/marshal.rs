@@ -225,23 +225,36 @@ pub fn parse_arguments(
     let mut problems = Problems::new(tool);
     // One pass over the keys: how often each was given and its first value. Linear in the
     // number of members whatever they are (a hostile call may repeat one key 200,000 times).
-    let names: HashSet<&[u8]> = params
-        .iter()
-        .filter(|p| p.ty != ValueType::Context)
-        .map(|p| p.name.as_bytes())
-        .collect();
-    let mut seen: HashMap<&[u8], (usize, &str)> = HashMap::with_capacity(members.len().min(1024));
+    let mut seen = KeyCounts::for_members(members.len());
+    let few = matches!(seen, KeyCounts::Few(_));
+    let names: HashSet<&[u8]> = if few {
+        HashSet::new()
+    } else {
+        params
+            .iter()
+            .filter(|p| p.ty != ValueType::Context)
+            .map(|p| p.name.as_bytes())
+            .collect()
+    };
+    let names_param = |key: &[u8]| {
+        if few {
+            params
+                .iter()
+                .any(|p| p.ty != ValueType::Context && p.name.as_bytes() == key)
+        } else {
+            names.contains(key)
+        }
+    };
     for (key, value) in &members {
-        let entry = seen.entry(key.as_bytes()).or_insert((0, value.get()));
-        entry.0 += 1;
-        if entry.0 == 2 {
+        let count = seen.count(key.as_bytes(), value.get());
+        if count == 2 {
             problems.push_with(|| {
                 (
                     Some(key.display(MAX_NAME_SHOWN)),
                     "given more than once (duplicate key); give each argument once".into(),
                 )
             });
-        } else if entry.0 == 1 && !names.contains(key.as_bytes()) {
+        } else if count == 1 && !names_param(key.as_bytes()) {
             problems.push_with(|| {
                 (
                     Some(key.display(MAX_NAME_SHOWN)),
@@ -253,15 +266,15 @@ pub fn parse_arguments(
 
     let mut values = Vec::with_capacity(params.len());
     for param in params {
-        let value = match seen.get(param.name.as_bytes()) {
+        let value = match seen.first(param.name.as_bytes()) {
             _ if param.ty == ValueType::Context => Ok(ArgValue::Context(Default::default())),
             None if param.optional => Ok(ArgValue::Absent),
             None => Err((
                 String::new(),
                 format!("missing; expected {}", describe(&param.ty)),
             )),
-            Some((_, raw)) if param.ty.needs_abi_2() => values::argument(raw, &param.ty),
-            Some((_, raw)) => convert(raw, &param.ty).map_err(|message| (String::new(), message)),
+            Some(raw) if param.ty.needs_abi_2() => values::argument(raw, &param.ty),
+            Some(raw) => convert(raw, &param.ty).map_err(|message| (String::new(), message)),
         };
         match value {
             Ok(v) => values.push(v),
@@ -271,6 +284,53 @@ pub fn parse_arguments(
         }
     }
     problems.into_result(values)
+}
+
+/// Objects of at most this many members have their keys counted by comparing them (no hash
+/// map to build for the usual few arguments).
+const FEW_MEMBERS: usize = 16;
+
+/// How often each key of an object was given, and its first value.
+enum KeyCounts<'a> {
+    /// At most [`FEW_MEMBERS`] members: (key, count, first value), compared one by one.
+    Few(Vec<(&'a [u8], usize, &'a str)>),
+    /// More: a hash map, so that counting stays linear in the number of members.
+    Many(HashMap<&'a [u8], (usize, &'a str)>),
+}
+
+impl<'a> KeyCounts<'a> {
+    fn for_members(members: usize) -> KeyCounts<'a> {
+        if members <= FEW_MEMBERS {
+            KeyCounts::Few(Vec::with_capacity(members))
+        } else {
+            KeyCounts::Many(HashMap::with_capacity(members.min(1024)))
+        }
+    }
+
+    /// Counts one more member `key` (`value` kept when it is the first); how often it was given.
+    fn count(&mut self, key: &'a [u8], value: &'a str) -> usize {
+        let count = match self {
+            KeyCounts::Few(counts) => match counts.iter_mut().find(|(k, _, _)| *k == key) {
+                Some((_, count, _)) => count,
+                None => {
+                    let index = counts.len();
+                    counts.push((key, 0, value));
+                    &mut counts[index].1
+                }
+            },
+            KeyCounts::Many(counts) => &mut counts.entry(key).or_insert((0, value)).0,
+        };
+        *count += 1;
+        *count
+    }
+
+    /// The first value given for `key`.
+    fn first(&self, key: &[u8]) -> Option<&'a str> {
+        match self {
+            KeyCounts::Few(counts) => counts.iter().find(|(k, _, _)| *k == key).map(|e| e.2),
+            KeyCounts::Many(counts) => counts.get(key).map(|e| e.1),
+        }
+    }
 }
 
 /// The message for a key that names no parameter.
@@ -759,6 +819,39 @@ mod tests {
         assert!(errors
             .to_string()
             .contains("argument \"A\": given more than once"));
+    }
+
+    #[test]
+    fn few_and_many_members_are_counted_alike() {
+        let keys = ["A", "b", "A", "c", "b", "A", "d"];
+        let mut few = KeyCounts::Few(Vec::new());
+        let mut many = KeyCounts::Many(HashMap::new());
+        for (i, key) in keys.iter().enumerate() {
+            let value = i.to_string().leak();
+            assert_eq!(
+                few.count(key.as_bytes(), value),
+                many.count(key.as_bytes(), value)
+            );
+        }
+        for key in ["A", "b", "c", "d", "e"] {
+            assert_eq!(few.first(key.as_bytes()), many.first(key.as_bytes()));
+        }
+        assert_eq!(few.first(b"b"), Some("1"));
+        // Both sides of FEW_MEMBERS: a repeated, an unknown and a missing argument.
+        let params = [int64("A"), int64("B"), int64("C")];
+        for members in [FEW_MEMBERS, FEW_MEMBERS + 1] {
+            let padding = (3..members).map(|_| r#","A":2"#).collect::<String>();
+            let text = format!(r#"{{"A":1,"x":1{padding},"B":3}}"#);
+            let errors = problems(&text, &params).to_string();
+            for expected in [
+                "argument \"A\": given more than once",
+                "argument \"x\": unknown argument",
+                "argument \"C\": missing",
+            ] {
+                assert!(errors.contains(expected), "{members}: {errors}");
+            }
+            assert_eq!(errors.matches("\n- ").count(), 3, "{errors}");
+        }
     }
 
     #[test]

@@ -68,7 +68,9 @@ struct ToolRecord {
 
 #[derive(Debug, Default)]
 struct Records {
-    tools: HashMap<String, ToolRecord>,
+    /// Only the manifest's tools are keys (unknown names are counted apart), so a fast hash is
+    /// safe.
+    tools: HashMap<String, ToolRecord, foldhash::fast::RandomState>,
     recent: VecDeque<Recorded>,
     unknown_calls: u64,
 }

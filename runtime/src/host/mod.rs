@@ -268,8 +268,9 @@ pub struct HostLibrary {
     /// Computed when first asked for (the status page, `mcp_get_version`): hashing the
     /// canonical manifest is a noticeable part of a start.
     manifest_sha256: std::sync::OnceLock<String>,
-    /// Tool name → index in `manifest.tools`, so a call does not scan the list.
-    tool_index: HashMap<String, usize>,
+    /// Tool name → index in `manifest.tools`, so a call does not scan the list (its keys are
+    /// the manifest's, so a fast hash is safe).
+    tool_index: HashMap<String, usize, foldhash::fast::RandomState>,
     /// How many entries [`Manifest::callables`] numbers.
     callable_count: usize,
 }

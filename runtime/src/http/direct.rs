@@ -16,8 +16,8 @@
 //!   requires, and no `Mcp-Param-*` header at all;
 //! - its body ([`Eligible::call`]): at most 64 KiB (larger bodies are read on a blocking
 //!   thread), one plain `tools/call` request (not a batch; params of `name`, `arguments` and
-//!   `_meta` only, read without rmcp's types by [`crate::direct::plain_call`]), naming the
-//!   tool `Mcp-Name` names, that the direct path admits in the 2026-07-28 era (`_meta` names
+//!   `_meta` only, read without rmcp's types by [`PlainCall`], in one pass over the body when
+//!   it holds nothing else, [`PlainCall::read_text`]), naming the tool `Mcp-Name` names, that the direct path admits in the 2026-07-28 era (`_meta` names
 //!   that version and has every required key, no `progressToken`, arguments within the
 //!   large-arguments limit);
 //! - the tool takes no call context (such a call talks to its client through rmcp's peer).
@@ -29,10 +29,11 @@
 //! away or the timeout ends the request before the answer ([`Running`]), as rmcp cancels its
 //! request token when its request is dropped.
 
+use crate::direct::PlainCall;
 use crate::dispatch::{CallControl, CallFuture, Dispatch, DispatchError, Features, ToolOutcome};
 use crate::jsonrpc::{self, code, RawId, Request};
 use crate::lifecycle::{Era, STATELESS_VERSION};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap, HeaderName, StatusCode};
 use axum::response::{IntoResponse, Response};
 use std::future::Future;
 use std::pin::Pin;
@@ -57,8 +58,14 @@ pub(super) struct DirectCall {
     arguments: Option<Arc<str>>,
 }
 
+/// The header of the request's method.
+const METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
+
+/// The header of the tool a `tools/call` names.
+const NAME_HEADER: HeaderName = HeaderName::from_static("mcp-name");
+
 /// The one value of header `name`, as text (`None` when absent, repeated or not text).
-fn single<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+fn single(headers: &HeaderMap, name: HeaderName) -> Option<&str> {
     let mut values = headers.get_all(name).iter();
     let value = values.next()?;
     match values.next() {
@@ -76,8 +83,8 @@ pub(super) fn eligible<'a>(
 ) -> Option<Eligible<'a>> {
     let plain = accepts_json
         && !headers.contains_key(super::jsonrpc::SESSION_HEADER)
-        && single(headers, "mcp-protocol-version") == Some(STATELESS_VERSION)
-        && single(headers, "mcp-method") == Some("tools/call")
+        && single(headers, super::jsonrpc::VERSION_HEADER) == Some(STATELESS_VERSION)
+        && single(headers, METHOD_HEADER) == Some("tools/call")
         && !headers
             .keys()
             .any(|name| name.as_str().starts_with("mcp-param-"));
@@ -85,16 +92,25 @@ pub(super) fn eligible<'a>(
         return None;
     }
     // rmcp decodes a `=?base64?...?=` value before comparing it: such a name goes to rmcp.
-    let name = single(headers, "mcp-name").filter(|name| !name.starts_with("=?base64?"))?;
+    let name = single(headers, NAME_HEADER).filter(|name| !name.starts_with("=?base64?"))?;
     Some(Eligible { name, features })
 }
 
 impl Eligible<'_> {
     /// The call when `message` may take the direct path: a plain `tools/call`
-    /// ([`crate::direct::plain_call`]) of the tool `Mcp-Name` names, which takes no call
+    /// ([`PlainCall`]) of the tool `Mcp-Name` names, which takes no call
     /// context. Any other message goes through rmcp.
     pub(super) fn call(&self, message: &Request<'_>) -> Option<DirectCall> {
-        let (name, arguments) = crate::direct::plain_call(message, &Era::Stateless)?;
+        self.admit(PlainCall::read(message)?)
+    }
+
+    /// [`Eligible::call`] of a call already read ([`PlainCall::read_text`] reads a body in one
+    /// pass).
+    pub(super) fn admit(&self, call: PlainCall) -> Option<DirectCall> {
+        if !call.admitted(&Era::Stateless) {
+            return None;
+        }
+        let (name, arguments) = (call.name, call.arguments);
         let takes_context = self.features.is_some_and(|f| f.takes_context(&name));
         (name == self.name && !takes_context).then_some(DirectCall { name, arguments })
     }

@@ -19,10 +19,11 @@
 use super::direct::{self, DirectCall, Eligible};
 use super::sse::SseIdRewriter;
 use super::App;
+use crate::direct::PlainCall;
 use crate::jsonrpc::{self, code, EnvelopeError, IdKey, Incoming, Kind, RawId, Request};
 use crate::lifecycle::{self, Era};
 use crate::mcp::RawArguments;
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -34,8 +35,12 @@ use std::sync::{Arc, Mutex};
 /// Bodies longer than this are read on a blocking thread, not on the async workers.
 const LARGE_BODY: usize = 64 * 1024;
 
-/// The header naming a legacy session.
-pub(super) const SESSION_HEADER: &str = "mcp-session-id";
+/// The header naming a legacy session. (Header names are constants: a lookup by `&str` parses
+/// the name first.)
+pub(super) const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
+
+/// The header naming the request's protocol version.
+pub(super) const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
 
 /// (session, client id) -> internal ids of the requests in progress.
 type InFlightMap = Arc<Mutex<HashMap<(String, IdKey), Vec<i64>>>>;
@@ -159,6 +164,13 @@ impl Protocol {
             let error = jsonrpc::not_utf8();
             return Plan::Respond(StatusCode::BAD_REQUEST, error.to_json());
         };
+        if let Some(direct) = direct {
+            if let Some((id, call)) = PlainCall::read_text(text) {
+                if let Some(call) = direct.admit(call) {
+                    return Plan::Direct(id, call);
+                }
+            }
+        }
         let era = self.session_era(session);
         match jsonrpc::parse(text) {
             Incoming::Single(Err(error)) => Plan::Respond(StatusCode::BAD_REQUEST, error.to_json()),
@@ -341,7 +353,7 @@ pub(super) async fn post(
     watch: &super::timeout::Watch,
 ) -> Handled {
     let session = header_str(&parts.headers, SESSION_HEADER);
-    let version = header_str(&parts.headers, "mcp-protocol-version");
+    let version = header_str(&parts.headers, VERSION_HEADER);
     let plan = if body.len() > LARGE_BODY {
         let planner = Arc::clone(app);
         let (session, version) = (session.map(str::to_string), version.map(str::to_string));
@@ -428,7 +440,7 @@ pub(super) async fn post(
     }
 }
 
-fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+fn header_str(headers: &HeaderMap, name: HeaderName) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 

@@ -489,7 +489,7 @@ async fn mcp_endpoint(State(app): State<Arc<App>>, request: Request) -> Response
         // GET (legacy session stream) and DELETE (end a session); rmcp answers 405 for them in
         // the stateless era.
         let ended = (request.method() == Method::DELETE)
-            .then(|| request.headers().get("mcp-session-id").cloned())
+            .then(|| request.headers().get(jsonrpc::SESSION_HEADER).cloned())
             .flatten();
         let response = app.both.handle(request).await;
         if let Some(session) = ended.filter(|_| response.status().is_success()) {

@@ -91,6 +91,15 @@ pub fn prepare(line: &[u8]) -> Prepared {
     {
         return Prepared::Nothing;
     }
+    if let Some((id, call)) = PlainCall::read_text(text) {
+        return Prepared::Single(Box::new(Item {
+            kind: Kind::Request(id),
+            method: "tools/call".into(),
+            meta_version: call.meta_version().map(str::to_string),
+            cancelled: None,
+            message: Reading::Plain(Box::new(call)),
+        }));
+    }
     match jsonrpc::parse(text) {
         Incoming::Single(Err(error)) => Prepared::Answer(error),
         Incoming::Single(Ok(request)) => Prepared::Single(Box::new(item(&request))),
