@@ -13,8 +13,14 @@ use crate::values;
 use delphi_mcp_manifest::abi::AbiKind;
 use delphi_mcp_manifest::{NumberRepr, ParamEntry, StringRepr, ValueType};
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fmt::Write as _;
+
+mod key_counts;
+mod numbers;
+
+use key_counts::KeyCounts;
+pub use numbers::{exact_integer, exact_integer_scaled, NumberError};
 
 /// One problem with one argument (or with the arguments object).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -284,53 +290,6 @@ pub fn parse_arguments(
         }
     }
     problems.into_result(values)
-}
-
-/// Objects of at most this many members have their keys counted by comparing them (no hash
-/// map to build for the usual few arguments).
-const FEW_MEMBERS: usize = 16;
-
-/// How often each key of an object was given, and its first value.
-enum KeyCounts<'a> {
-    /// At most [`FEW_MEMBERS`] members: (key, count, first value), compared one by one.
-    Few(Vec<(&'a [u8], usize, &'a str)>),
-    /// More: a hash map, so that counting stays linear in the number of members.
-    Many(HashMap<&'a [u8], (usize, &'a str)>),
-}
-
-impl<'a> KeyCounts<'a> {
-    fn for_members(members: usize) -> KeyCounts<'a> {
-        if members <= FEW_MEMBERS {
-            KeyCounts::Few(Vec::with_capacity(members))
-        } else {
-            KeyCounts::Many(HashMap::with_capacity(members.min(1024)))
-        }
-    }
-
-    /// Counts one more member `key` (`value` kept when it is the first); how often it was given.
-    fn count(&mut self, key: &'a [u8], value: &'a str) -> usize {
-        let count = match self {
-            KeyCounts::Few(counts) => match counts.iter_mut().find(|(k, _, _)| *k == key) {
-                Some((_, count, _)) => count,
-                None => {
-                    let index = counts.len();
-                    counts.push((key, 0, value));
-                    &mut counts[index].1
-                }
-            },
-            KeyCounts::Many(counts) => &mut counts.entry(key).or_insert((0, value)).0,
-        };
-        *count += 1;
-        *count
-    }
-
-    /// The first value given for `key`.
-    fn first(&self, key: &[u8]) -> Option<&'a str> {
-        match self {
-            KeyCounts::Few(counts) => counts.iter().find(|(k, _, _)| *k == key).map(|e| e.2),
-            KeyCounts::Many(counts) => counts.get(key).map(|e| e.1),
-        }
-    }
 }
 
 /// The message for a key that names no parameter.
@@ -627,77 +586,6 @@ fn encoding_for(code_page: u16) -> Option<&'static encoding_rs::Encoding> {
     })
 }
 
-/// Why a number is not an acceptable integer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NumberError {
-    /// It has a non-zero fraction.
-    NotInteger,
-    /// It is beyond the 128-bit range used for checking.
-    OutOfRange,
-}
-
-/// The exact value of a JSON number's text, when it is an integer (`2`, `-7`, `2.0`, `1e3`).
-pub fn exact_integer(text: &str) -> Result<i128, NumberError> {
-    exact_integer_scaled(text, 0)
-}
-
-/// The exact value of a JSON number's text times `10^shift`, when that is an integer.
-pub fn exact_integer_scaled(text: &str, shift: i64) -> Result<i128, NumberError> {
-    let (negative, body) = match text.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, text),
-    };
-    let (mantissa, exponent) = match body.find(['e', 'E']) {
-        Some(i) => (&body[..i], &body[i + 1..]),
-        None => (body, "0"),
-    };
-    let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    if int_part.is_empty()
-        || !int_part
-            .bytes()
-            .chain(frac_part.bytes())
-            .all(|b| b.is_ascii_digit())
-    {
-        return Err(NumberError::NotInteger);
-    }
-    let exponent: i64 = {
-        let digits = exponent.trim_start_matches(['+', '-']);
-        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(NumberError::NotInteger);
-        }
-        // Absurd exponents are saturated; the checks below then decide.
-        let magnitude: i64 = digits.parse().unwrap_or(i64::MAX / 2);
-        let exponent = if exponent.starts_with('-') {
-            -magnitude
-        } else {
-            magnitude
-        };
-        exponent.saturating_add(shift)
-    };
-    let all_digits: String = format!("{int_part}{frac_part}");
-    let significant = all_digits.trim_start_matches('0');
-    if significant.is_empty() {
-        return Ok(0);
-    }
-    // value = significant * 10^(scale)
-    let trailing = significant.len() - significant.trim_end_matches('0').len();
-    let digits = significant.trim_end_matches('0');
-    let scale = exponent
-        .saturating_sub(frac_part.len() as i64)
-        .saturating_add(trailing as i64);
-    if scale < 0 {
-        return Err(NumberError::NotInteger);
-    }
-    if digits.len() as i64 + scale > 39 {
-        return Err(NumberError::OutOfRange);
-    }
-    let mut value: i128 = digits.parse().map_err(|_| NumberError::OutOfRange)?;
-    for _ in 0..scale {
-        value = value.checked_mul(10).ok_or(NumberError::OutOfRange)?;
-    }
-    Ok(if negative { -value } else { value })
-}
-
 /// Converts a tool's out value to the JSON of `structuredContent.result`, or explains why not.
 pub fn result_to_json(ty: &ValueType, value: &ReturnValue) -> Result<Value, String> {
     let kind_mismatch = || {
@@ -754,38 +642,6 @@ pub fn result_to_json(ty: &ValueType, value: &ReturnValue) -> Result<Value, Stri
 mod tests {
     use super::*;
 
-    #[test]
-    fn exact_integers() {
-        assert_eq!(exact_integer("18446744073709551615"), Ok(u64::MAX as i128));
-        assert_eq!(exact_integer("-9223372036854775808"), Ok(i64::MIN as i128));
-        assert_eq!(exact_integer("2.0"), Ok(2));
-        assert_eq!(exact_integer("2.50e1"), Ok(25));
-        assert_eq!(exact_integer("1e3"), Ok(1000));
-        assert_eq!(exact_integer("0.0"), Ok(0));
-        assert_eq!(exact_integer("-0"), Ok(0));
-        assert_eq!(exact_integer("2.5"), Err(NumberError::NotInteger));
-        assert_eq!(
-            exact_integer("4503599627370496.5"),
-            Err(NumberError::NotInteger)
-        );
-        assert_eq!(exact_integer("1e-1"), Err(NumberError::NotInteger));
-        assert_eq!(exact_integer("1e400"), Err(NumberError::OutOfRange));
-        assert_eq!(
-            exact_integer("1e99999999999999999999"),
-            Err(NumberError::OutOfRange)
-        );
-        assert_eq!(exact_integer("0e99999999999999999999"), Ok(0));
-        assert_eq!(exact_integer("100e-2"), Ok(1));
-        assert_eq!(
-            exact_integer_scaled("922337203685477.5807", 4),
-            Ok(i64::MAX as i128)
-        );
-        assert_eq!(
-            exact_integer_scaled("0.00001", 4),
-            Err(NumberError::NotInteger)
-        );
-    }
-
     fn int64(name: &str) -> ParamEntry {
         ParamEntry {
             name: name.into(),
@@ -822,24 +678,10 @@ mod tests {
     }
 
     #[test]
-    fn few_and_many_members_are_counted_alike() {
-        let keys = ["A", "b", "A", "c", "b", "A", "d"];
-        let mut few = KeyCounts::Few(Vec::new());
-        let mut many = KeyCounts::Many(HashMap::new());
-        for (i, key) in keys.iter().enumerate() {
-            let value = i.to_string().leak();
-            assert_eq!(
-                few.count(key.as_bytes(), value),
-                many.count(key.as_bytes(), value)
-            );
-        }
-        for key in ["A", "b", "c", "d", "e"] {
-            assert_eq!(few.first(key.as_bytes()), many.first(key.as_bytes()));
-        }
-        assert_eq!(few.first(b"b"), Some("1"));
+    fn arguments_are_checked_alike_on_both_sides_of_few_members() {
         // Both sides of FEW_MEMBERS: a repeated, an unknown and a missing argument.
         let params = [int64("A"), int64("B"), int64("C")];
-        for members in [FEW_MEMBERS, FEW_MEMBERS + 1] {
+        for members in [key_counts::FEW_MEMBERS, key_counts::FEW_MEMBERS + 1] {
             let padding = (3..members).map(|_| r#","A":2"#).collect::<String>();
             let text = format!(r#"{{"A":1,"x":1{padding},"B":3}}"#);
             let errors = problems(&text, &params).to_string();

@@ -17,9 +17,9 @@
 //! - its body ([`Eligible::call`]): at most 64 KiB (larger bodies are read on a blocking
 //!   thread), one plain `tools/call` request (not a batch; params of `name`, `arguments` and
 //!   `_meta` only, read without rmcp's types by [`PlainCall`], in one pass over the body when
-//!   it holds nothing else, [`PlainCall::read_text`]), naming the tool `Mcp-Name` names, that the direct path admits in the 2026-07-28 era (`_meta` names
-//!   that version and has every required key, no `progressToken`, arguments within the
-//!   large-arguments limit);
+//!   it holds nothing else, [`PlainCall::read_text`]), naming the tool `Mcp-Name` names, that
+//!   the direct path admits in the 2026-07-28 era (`_meta` names that version and has every
+//!   required key, no `progressToken`, arguments within the large-arguments limit);
 //! - the tool takes no call context (such a call talks to its client through rmcp's peer).
 //!
 //! rmcp answers such a call with 200 whatever its outcome: its only JSON-RPC error is -32602
@@ -97,9 +97,9 @@ pub(super) fn eligible<'a>(
 }
 
 impl Eligible<'_> {
-    /// The call when `message` may take the direct path: a plain `tools/call`
-    /// ([`PlainCall`]) of the tool `Mcp-Name` names, which takes no call
-    /// context. Any other message goes through rmcp.
+    /// The call when `message` may take the direct path: a plain `tools/call` ([`PlainCall`])
+    /// of the tool `Mcp-Name` names, which takes no call context. Any other message goes
+    /// through rmcp.
     pub(super) fn call(&self, message: &Request<'_>) -> Option<DirectCall> {
         self.admit(PlainCall::read(message)?)
     }
