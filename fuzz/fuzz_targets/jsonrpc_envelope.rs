@@ -1,8 +1,10 @@
 //! Any bytes as a JSON-RPC line or body: reading the envelope never panics, every request keeps
-//! its exact id, and what is handed to rmcp is one JSON object.
+//! its exact id, what is handed to rmcp is one JSON object, and the one-pass reading of a plain
+//! `tools/call` reads what the general reading does (or leaves the text to it).
 
 #![no_main]
 
+use delphi_mcp_runtime::direct::PlainCall;
 use delphi_mcp_runtime::jsonrpc::{self, Incoming, Kind};
 use libfuzzer_sys::fuzz_target;
 
@@ -10,6 +12,13 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
+    if let Some((id, call)) = PlainCall::read_text(text) {
+        let Incoming::Single(Ok(message)) = jsonrpc::parse(text) else {
+            panic!("read in one pass, refused by the general reading");
+        };
+        assert_eq!(message.kind, Kind::Request(id));
+        assert_eq!(PlainCall::read(&message), Some(call));
+    }
     let messages = match jsonrpc::parse(text) {
         Incoming::Single(message) => vec![message],
         Incoming::Batch(messages) => messages,
