@@ -15,6 +15,8 @@ mod stdio {
     mod context;
     mod faults;
     mod inspector;
+    #[cfg(target_os = "linux")]
+    mod library_reads;
     mod python;
     mod raw;
     #[cfg(target_os = "linux")]

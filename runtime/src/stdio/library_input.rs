@@ -15,6 +15,13 @@
 //! so far travel with the input ([`LineBuffer`]), so nothing is lost or read twice. The reader
 //! also hands the input over when the backlog is full, since the stdio thread's reader is the
 //! one that pauses.
+//!
+//! The stdio thread reads first, as if the input had been handed to it: it is running when the
+//! transport starts and the client's `initialize` is usually waiting, so it reads and answers
+//! the handshake itself instead of waiting for the library thread (still in `mcp_init`, or
+//! asleep) to read the line and hand the request back to rmcp on the stdio thread. It hands
+//! the input to the library thread as after a long call, once that is idle with no complete
+//! line buffered.
 
 use super::connection;
 use super::lines::{Line, LineBuffer};
@@ -74,13 +81,14 @@ pub struct SharedInput {
 }
 
 impl SharedInput {
-    /// The input `fd` (a non-blocking pipe), read first by the library thread; `returned`
-    /// wakes the library thread when the input is handed back.
+    /// The input `fd` (a non-blocking pipe), read first by the stdio thread (see the module
+    /// documentation); `returned` wakes the library thread when the input is handed to it.
     pub fn new(fd: OwnedFd, returned: JobSignal) -> SharedInput {
         SharedInput {
             state: Mutex::new(InputState {
                 lines: LineBuffer::default(),
-                owner: Owner::Library,
+                // The handshake is read by the thread that answers it.
+                owner: Owner::Stdio,
                 library_idle: false,
                 handling: false,
                 ended: false,
