@@ -4,69 +4,31 @@
 
 use crate::support;
 use crate::support::procs::thread_switches;
-use crate::support::server_exe;
-use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Command, Stdio};
+use crate::support::server::{initialize, Server};
+use serde_json::json;
 
 #[test]
 fn the_stdio_thread_reads_the_handshake_and_the_library_thread_the_calls() {
     let faults = support::fpc::build_example("faults");
-    let mut child = Command::new(server_exe())
-        .arg("serve")
-        .arg(&faults)
-        .args(["--log-level", "trace"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start delphi-mcp serve");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-    let mut stderr = child.stderr.take().expect("stderr");
-    // Read meanwhile, so that a full pipe never blocks the server.
-    let log = std::thread::spawn(move || {
-        let mut log = String::new();
-        stderr.read_to_string(&mut log).expect("read the log");
-        log
-    });
-    let mut send = move |message: Value| {
-        // One write per line, as clients write.
-        stdin
-            .write_all(format!("{message}\n").as_bytes())
-            .expect("write a message");
-    };
-    let mut receive = move || -> Value {
-        let mut line = String::new();
-        stdout.read_line(&mut line).expect("read an answer");
-        serde_json::from_str(&line).expect("an answer is JSON")
-    };
-
-    send(support::server::initialize(json!(0), "2025-11-25"));
-    assert_eq!(receive()["id"], 0);
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    let main_thread = server_exe()
-        .file_name()
-        .and_then(|name| name.to_str())
-        .map(|name| name.chars().take(15).collect::<String>())
-        .expect("the server's file name");
-    let before = thread_switches(child.id(), &main_thread);
+    let mut server = Server::start_logged(&faults, &["--log-level", "trace"]);
+    server.request(initialize(json!(0), "2025-11-25"));
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    // The main thread runs the stdio transport; it has the binary's name.
+    let before = thread_switches(server.pid(), "delphi-mcp");
     for id in 1..=200 {
-        send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        let answer = server.request(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": "count_calls", "arguments": {}}}));
-        let answer = receive();
         assert_eq!(answer["result"]["structuredContent"]["result"], json!(id));
     }
-    let woken = thread_switches(child.id(), &main_thread) - before;
+    let woken = thread_switches(server.pid(), "delphi-mcp") - before;
     // Reading the calls, it would have slept and been woken for each.
     assert!(
         woken < 50,
         "the stdio thread was switched {woken} times in 200 calls"
     );
 
-    drop(send); // closes stdin: the server ends
-    assert!(child.wait().expect("the server ends").success());
-    let log = log.join().expect("the log reader");
+    let (status, log) = server.finish_logged();
+    assert!(status.success());
     let handed: Vec<&str> = log
         .lines()
         .filter(|line| line.contains("stdin handed"))
@@ -77,7 +39,7 @@ fn the_stdio_thread_reads_the_handshake_and_the_library_thread_the_calls() {
     assert!(
         handed
             .first()
-            .is_some_and(|first| first.contains("handed back to the library thread")),
+            .is_some_and(|first| first.contains("handed to the library thread")),
         "{handed:#?}"
     );
     assert!(handed.len() < 10, "{handed:#?}");

@@ -2,30 +2,54 @@
 //! tests send to it.
 
 use super::{server_exe, HANG_GUARD};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
+use std::thread::JoinHandle;
 
 /// A running `delphi-mcp serve`, stdin kept open, stdout read line by line.
 pub struct Server {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
+    /// Reads the log (stderr) to its end, when it is kept ([`Server::start_logged`]).
+    log: Option<JoinHandle<String>>,
 }
 
 impl Server {
-    /// Starts `delphi-mcp serve LIBRARY` with extra arguments.
+    /// Starts `delphi-mcp serve LIBRARY` with extra arguments; its log is discarded.
     pub fn start(library: &Path, extra: &[&str]) -> Server {
+        Server::spawn(library, extra, false)
+    }
+
+    /// [`Server::start`], keeping the log for [`Server::finish_logged`]. It is read while the
+    /// server runs, so that a full pipe never blocks the server.
+    pub fn start_logged(library: &Path, extra: &[&str]) -> Server {
+        Server::spawn(library, extra, true)
+    }
+
+    fn spawn(library: &Path, extra: &[&str], logged: bool) -> Server {
         let mut child = Command::new(server_exe())
             .arg("serve")
             .arg(library)
             .args(extra)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(if logged {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .spawn()
             .expect("start delphi-mcp serve");
+        let log = child.stderr.take().map(|mut stderr| {
+            std::thread::spawn(move || {
+                let mut log = String::new();
+                let _ = stderr.read_to_string(&mut log);
+                log
+            })
+        });
         let stdout = child.stdout.take().expect("stdout");
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
@@ -41,6 +65,7 @@ impl Server {
             child,
             stdin,
             lines,
+            log,
         }
     }
 
@@ -86,6 +111,14 @@ impl Server {
         assert_eq!(answer["id"], id, "answer to another request: {answer}");
         assert_eq!(answer["jsonrpc"], "2.0", "{answer}");
         answer
+    }
+
+    /// [`Server::finish`], with the whole log of a server started with
+    /// [`Server::start_logged`].
+    pub fn finish_logged(mut self) -> (std::process::ExitStatus, String) {
+        let log = self.log.take().expect("started with start_logged");
+        let status = self.finish();
+        (status, log.join().expect("the log reader"))
     }
 
     /// Closes stdin and returns the exit status; fails if the server does not exit.

@@ -397,7 +397,7 @@ pub async fn read_handed(
             let mut state = input.lock();
             if state.library_idle && !state.lines.has_line() {
                 state.owner = Owner::Library;
-                tracing::trace!("stdin handed back to the library thread");
+                tracing::trace!("stdin handed to the library thread");
                 drop(state);
                 input.returned.raise();
                 break;

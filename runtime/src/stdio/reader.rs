@@ -53,7 +53,7 @@ pub(super) fn read_pipe(
         tokio::runtime::Handle::current(),
     );
     if library.set_idle_work(Arc::new(work)) {
-        tracing::debug!("stdio: the library thread reads the input");
+        tracing::debug!("stdio: the library thread reads the input after the handshake");
         tokio::spawn(library_input::read_handed(
             input,
             Arc::clone(shared),
