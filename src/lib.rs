@@ -8,6 +8,7 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+pub mod allocator;
 pub mod cmd;
 
 /// Serve annotated Delphi code to AI assistants over the Model Context Protocol.

@@ -7,6 +7,13 @@
 #[global_allocator]
 static GLOBAL: delphi_mcp_parser::alloc::MiMalloc = delphi_mcp_parser::alloc::MiMalloc;
 
+// mimalloc's options are read when it first allocates, which the Rust runtime does before
+// `main`: set them in a constructor.
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".init_array"]
+static CONFIGURE_ALLOCATOR: extern "C" fn() = delphi_mcp::allocator::configure;
+
 fn main() -> std::process::ExitCode {
     delphi_mcp::cmd::init_error_reports();
     delphi_mcp::run(std::env::args_os())

@@ -450,8 +450,13 @@ impl Manifest {
     /// runtime relies on: this format and ABI version, tool names unique and not
     /// [`VERSION_TOOL`], parameter names unique within a tool.
     pub fn from_json(text: &[u8]) -> Result<Manifest, InvalidManifest> {
-        let manifest: Manifest =
-            serde_json::from_slice(text).map_err(|e| InvalidManifest::Json(e.to_string()))?;
+        let manifest: Manifest = match std::str::from_utf8(text) {
+            // Checked as UTF-8 once, the text is read without checking each string again.
+            Ok(text) => serde_json::from_str(text),
+            // serde_json's reading says where the text is not UTF-8.
+            Err(_) => serde_json::from_slice(text),
+        }
+        .map_err(|e| InvalidManifest::Json(e.to_string()))?;
         if manifest.format_version != MANIFEST_FORMAT_VERSION {
             return Err(InvalidManifest::FormatVersion {
                 found: manifest.format_version,

@@ -114,8 +114,10 @@ pub(super) fn read_manifest(
             if ptr.is_null() || len < 0 {
                 None
             } else {
-                // SAFETY: the library promises `len` readable bytes at `ptr`.
-                Some(unsafe { std::slice::from_raw_parts(ptr, len as usize) }.to_vec())
+                // SAFETY: the library promises `len` readable bytes at `ptr`, which it keeps
+                // while it is loaded (generated libraries return their constant); it is never
+                // unloaded, and the text is read before this function returns.
+                Some(unsafe { std::slice::from_raw_parts(ptr, len as usize) })
             }
         }
         None => None,
@@ -133,7 +135,7 @@ pub(super) fn read_manifest(
         (None, None) => Err(LoadError::NoManifest {
             library: path.to_path_buf(),
         }),
-        (Some(bytes), None) => parse_manifest(path, "embedded", &bytes),
+        (Some(bytes), None) => parse_manifest(path, "embedded", bytes),
         (None, Some(bytes)) => {
             let origin = options
                 .manifest_file
@@ -144,7 +146,7 @@ pub(super) fn read_manifest(
         }
         (Some(embedded), Some(given)) => {
             let file = options.manifest_file.clone().unwrap_or_default();
-            let from_library = parse_manifest(path, "embedded", &embedded)?;
+            let from_library = parse_manifest(path, "embedded", embedded)?;
             let from_file = parse_manifest(path, &file.display().to_string(), &given)?;
             if let Some(difference) = first_difference(&from_library, &from_file) {
                 return Err(LoadError::ManifestMismatch {
