@@ -32,6 +32,7 @@ pub enum Command {
     /// Generate, then compile a project folder into a library with Free Pascal.
     Build(cmd::build::Args),
     /// Serve a library's tools over MCP (stdio by default).
+    #[command(about = cmd::serve::ABOUT)]
     Serve(cmd::serve::Args),
     /// Print the snippet that registers a server with an MCP client.
     Config(cmd::config::Args),
@@ -45,7 +46,26 @@ pub enum Command {
 impl Cli {
     /// Parses `args` (program name first) without exiting on an error.
     pub fn try_parse_from_args(args: &[std::ffi::OsString]) -> Result<Cli, clap::Error> {
-        Cli::try_parse_from(args)
+        Cli::try_parse_serve(args).unwrap_or_else(|| Cli::try_parse_from(args))
+    }
+
+    /// Parses a `serve` command line with a parser of `serve` alone: building the parser of
+    /// every command is about 0.15 M instructions of a server's start (docs/performance.md,
+    /// "What a start waits for"). `None` for any other command. Help, usage and errors are
+    /// those of the whole parser (a test compares them).
+    fn try_parse_serve(args: &[std::ffi::OsString]) -> Option<Result<Cli, clap::Error>> {
+        use clap::{Args as _, FromArgMatches as _};
+        if args.get(1).is_none_or(|command| command != "serve") {
+            return None;
+        }
+        let serve =
+            cmd::serve::Args::augment_args(clap::Command::new("serve")).about(cmd::serve::ABOUT);
+        let parser = clap::Command::new("delphi-mcp").subcommand(serve);
+        Some(
+            parser
+                .try_get_matches_from(args)
+                .and_then(|matches| Cli::from_arg_matches(&matches)),
+        )
     }
 }
 
@@ -55,7 +75,8 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let cli = Cli::parse_from(args);
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    let cli = Cli::try_parse_from_args(&args).unwrap_or_else(|error| error.exit());
     let outcome = match cli.command {
         Command::Inspect(args) => cmd::inspect::run(args),
         Command::Manifest(args) => cmd::manifest::run(args),
@@ -72,5 +93,69 @@ where
             eprintln!("{report:?}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `serve` parsed alone reads, helps and fails exactly as the whole parser.
+    #[test]
+    fn serve_alone_parses_as_the_whole_parser() {
+        let lines: &[&[&str]] = &[
+            &["serve", "lib.so"],
+            &[
+                "serve",
+                "lib.so",
+                "--http",
+                "127.0.0.1:0",
+                "--threads",
+                "2",
+                "--isolate",
+            ],
+            &[
+                "serve",
+                "folder",
+                "--log-level",
+                "debug",
+                "-D",
+                "X",
+                "--busy-poll",
+                "0",
+            ],
+            &["serve", "--help"],
+            &["serve", "-h"],
+            &["serve"],
+            &["serve", "--version"],
+            &["serve", "lib.so", "--bogus"],
+            &["serve", "lib.so", "--threads", "many"],
+            &["serve", "lib.so", "--allow-origin", "http://x"],
+            &["serve", "lib.so", "extra"],
+        ];
+        for line in lines {
+            let args: Vec<std::ffi::OsString> = std::iter::once("delphi-mcp")
+                .chain(line.iter().copied())
+                .map(Into::into)
+                .collect();
+            let alone = Cli::try_parse_serve(&args).expect("a serve line");
+            let whole = Cli::try_parse_from(&args);
+            match (alone, whole) {
+                (Ok(alone), Ok(whole)) => {
+                    assert_eq!(format!("{alone:?}"), format!("{whole:?}"), "{line:?}")
+                }
+                (Err(alone), Err(whole)) => {
+                    assert_eq!(alone.kind(), whole.kind(), "{line:?}");
+                    assert_eq!(
+                        alone.render().to_string(),
+                        whole.render().to_string(),
+                        "{line:?}"
+                    );
+                }
+                (alone, whole) => panic!("{line:?}: alone {alone:?}, whole {whole:?}"),
+            }
+        }
+        let inspect: Vec<std::ffi::OsString> = vec!["delphi-mcp".into(), "inspect".into()];
+        assert!(Cli::try_parse_serve(&inspect).is_none());
     }
 }

@@ -12,6 +12,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// What `delphi-mcp serve` does, as its help says.
+pub const ABOUT: &str = "Serve a library's tools over MCP (stdio by default)";
+
 /// Arguments of `delphi-mcp serve`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
