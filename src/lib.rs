@@ -39,28 +39,32 @@ pub enum Command {
     /// Scaffold a Rust crate that serves a Delphi library over MCP (with Rust tools of its own).
     New(cmd::new::Args),
     /// A worker process of `serve --isolate` (started by the server, not by people).
-    #[command(hide = true)]
+    #[command(hide = true, about = cmd::worker::ABOUT)]
     Worker(cmd::worker::Args),
 }
 
 impl Cli {
     /// Parses `args` (program name first) without exiting on an error.
     pub fn try_parse_from_args(args: &[std::ffi::OsString]) -> Result<Cli, clap::Error> {
-        Cli::try_parse_serve(args).unwrap_or_else(|| Cli::try_parse_from(args))
+        Cli::try_parse_alone(args).unwrap_or_else(|| Cli::try_parse_from(args))
     }
 
-    /// Parses a `serve` command line with a parser of `serve` alone: building the parser of
-    /// every command is about 0.15 M instructions of a server's start (docs/performance.md,
-    /// "What a start waits for"). `None` for any other command. Help, usage and errors are
-    /// those of the whole parser (a test compares them).
-    fn try_parse_serve(args: &[std::ffi::OsString]) -> Option<Result<Cli, clap::Error>> {
+    /// Parses a `serve` (or `worker`) command line with a parser of that command alone:
+    /// building the parser of every command is about 0.1 M instructions and 0.2 ms of a
+    /// server's start (docs/performance.md, "What a start waits for"). `None` for any other
+    /// command. Help, usage and errors are those of the whole parser (a test compares them).
+    fn try_parse_alone(args: &[std::ffi::OsString]) -> Option<Result<Cli, clap::Error>> {
         use clap::{Args as _, FromArgMatches as _};
-        if args.get(1).is_none_or(|command| command != "serve") {
-            return None;
-        }
-        let serve =
-            cmd::serve::Args::augment_args(clap::Command::new("serve")).about(cmd::serve::ABOUT);
-        let parser = clap::Command::new("delphi-mcp").subcommand(serve);
+        let command = match args.get(1)?.to_str()? {
+            "serve" => {
+                cmd::serve::Args::augment_args(clap::Command::new("serve")).about(cmd::serve::ABOUT)
+            }
+            "worker" => cmd::worker::Args::augment_args(clap::Command::new("worker"))
+                .about(cmd::worker::ABOUT)
+                .hide(true),
+            _ => return None,
+        };
+        let parser = clap::Command::new("delphi-mcp").subcommand(command);
         Some(
             parser
                 .try_get_matches_from(args)
@@ -132,13 +136,16 @@ mod tests {
             &["serve", "lib.so", "--threads", "many"],
             &["serve", "lib.so", "--allow-origin", "http://x"],
             &["serve", "lib.so", "extra"],
+            &["worker", "lib.so"],
+            &["worker", "--help"],
+            &["worker"],
         ];
         for line in lines {
             let args: Vec<std::ffi::OsString> = std::iter::once("delphi-mcp")
                 .chain(line.iter().copied())
                 .map(Into::into)
                 .collect();
-            let alone = Cli::try_parse_serve(&args).expect("a serve line");
+            let alone = Cli::try_parse_alone(&args).expect("a serve line");
             let whole = Cli::try_parse_from(&args);
             match (alone, whole) {
                 (Ok(alone), Ok(whole)) => {
@@ -155,7 +162,9 @@ mod tests {
                 (alone, whole) => panic!("{line:?}: alone {alone:?}, whole {whole:?}"),
             }
         }
-        let inspect: Vec<std::ffi::OsString> = vec!["delphi-mcp".into(), "inspect".into()];
-        assert!(Cli::try_parse_serve(&inspect).is_none());
+        for other in ["inspect", "servers", "--help"] {
+            let args: Vec<std::ffi::OsString> = vec!["delphi-mcp".into(), other.into()];
+            assert!(Cli::try_parse_alone(&args).is_none(), "{other}");
+        }
     }
 }

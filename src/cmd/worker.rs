@@ -5,6 +5,10 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
+/// What `delphi-mcp worker` is, as its help says.
+pub const ABOUT: &str =
+    "A worker process of `serve --isolate` (started by the server, not by people)";
+
 /// Arguments of `delphi-mcp worker`, parsed by the runtime: `LIBRARY [--manifest FILE]
 /// [--max-result-bytes N]`.
 #[derive(Debug, clap::Args)]
