@@ -177,22 +177,35 @@ pub fn run(args: Args) -> miette::Result<ExitCode> {
                 .into_diagnostic()?
         }),
     };
-    let host = host::open_host(&library, &options, isolation.as_ref()).into_diagnostic()?;
-    let dispatch = LibraryDispatch::new(Arc::clone(&host), args.name.clone())
-        .hide_exceptions(args.hide_exceptions)
-        .with_help_documents(read_help_documents(&args.help_docs)?);
     if let Some(addr) = &args.http {
+        let host = host::open_host(&library, &options, isolation.as_ref()).into_diagnostic()?;
+        let dispatch = dispatch_for(&args, &host)?;
         return serve_http(&args, addr, host.as_ref(), dispatch);
     }
+    // The transport is set up while the library thread runs `mcp_init`.
+    let (host, transport) = host::open_host_while(&library, &options, isolation.as_ref(), || {
+        delphi_mcp_runtime::stdio::StdioTransport::open(output)
+    })
+    .into_diagnostic()?;
+    let transport = transport.into_diagnostic()?;
+    let dispatch = dispatch_for(&args, &host)?;
     tracing::info!(
         library = %host.path().display(),
         tools = host.manifest().tools.len(),
         "serving MCP on stdio"
     );
     let sequential = host.state().library_threads == 1;
-    delphi_mcp_runtime::stdio::serve_stdio(McpServer::new(Arc::new(dispatch)), sequential, output)
+    transport
+        .serve(McpServer::new(Arc::new(dispatch)), sequential)
         .into_diagnostic()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The dispatcher of `host`'s tools, with the options of `args`.
+fn dispatch_for(args: &Args, host: &Arc<dyn ToolHost>) -> miette::Result<LibraryDispatch> {
+    Ok(LibraryDispatch::new(Arc::clone(host), args.name.clone())
+        .hide_exceptions(args.hide_exceptions)
+        .with_help_documents(read_help_documents(&args.help_docs)?))
 }
 
 /// Serves `dispatch` over Streamable HTTP (`--http`).

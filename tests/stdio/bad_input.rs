@@ -103,3 +103,36 @@ fn bad_input_over_stdio() {
     );
     assert!(cases.len() >= 150, "only {} stdio cases", cases.len());
 }
+
+/// A library whose `mcp_init` fails: `serve` says why on stderr and exits with 1, writing no
+/// answer (it sets up its transport while `mcp_init` runs, and reads nothing before it ends).
+#[test]
+fn a_failing_mcp_init_is_reported_before_any_answer() {
+    use std::io::Write as _;
+    let mut child = std::process::Command::new(crate::support::server_exe())
+        .arg("serve")
+        .arg(crate::support::abi_lib::fixture_library(&["FAIL_INIT"]))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start the server");
+    let line = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let mut input = child.stdin.take().expect("stdin");
+    // The server may have ended before reading: a broken pipe is no failure here.
+    let _ = writeln!(input, "{line}");
+    drop(input);
+    let output = child.wait_with_output().expect("the server ends");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        output.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    assert!(
+        stderr.contains("initialising library")
+            && stderr.contains("EFixtureError: database not found"),
+        "{stderr}"
+    );
+}

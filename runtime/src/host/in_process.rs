@@ -109,6 +109,18 @@ impl LibraryHost {
     /// Loads `path`, checks it and initialises it on the library thread. `mcp_init` runs while
     /// this thread reads the manifest (a start waits for the longer of the two, not both).
     pub fn open(path: &Path, options: &HostOptions) -> Result<LibraryHost, LoadError> {
+        LibraryHost::open_while(path, options, || ()).map(|(host, ())| host)
+    }
+
+    /// [`LibraryHost::open`], running `meanwhile` on this thread once the manifest is read,
+    /// while `mcp_init` may still run on the library thread (`serve` sets up its transport);
+    /// returns its result with the host. A load error is the same whatever `meanwhile` did
+    /// (its result is then dropped).
+    pub fn open_while<T>(
+        path: &Path,
+        options: &HostOptions,
+        meanwhile: impl FnOnce() -> T,
+    ) -> Result<(LibraryHost, T), LoadError> {
         let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         let symbols = open_library(&path)?;
         // The steps of a start, timed by the log's timestamps (docs/performance.md).
@@ -219,6 +231,7 @@ impl LibraryHost {
         }
 
         tracing::debug!("manifest read");
+        let during = meanwhile();
         match init_rx.recv() {
             Ok(Ok(())) => {}
             Ok(Err((status, message))) => {
@@ -236,7 +249,7 @@ impl LibraryHost {
             }
         }
         tracing::info!(library = %path.display(), tools = manifest.tools.len(), threads, "library loaded");
-        Ok(LibraryHost {
+        let host = LibraryHost {
             library: HostLibrary::new(path, manifest),
             exports,
             threads,
@@ -244,7 +257,8 @@ impl LibraryHost {
             max_result_bytes,
             jobs: Mutex::new(jobs),
             shared,
-        })
+        };
+        Ok((host, during))
     }
 
     /// Number of library threads.

@@ -405,9 +405,30 @@ pub fn open_host(
     options: &HostOptions,
     isolation: Option<&IsolationOptions>,
 ) -> Result<Arc<dyn ToolHost>, LoadError> {
+    open_host_while(path, options, isolation, || ()).map(|(host, ())| host)
+}
+
+/// [`open_host`], running `meanwhile` on this thread while the library loads: in process,
+/// once the manifest is read, while `mcp_init` may still run ([`LibraryHost::open_while`]);
+/// isolated, before the workers start.
+pub fn open_host_while<T>(
+    path: &Path,
+    options: &HostOptions,
+    isolation: Option<&IsolationOptions>,
+    meanwhile: impl FnOnce() -> T,
+) -> Result<(Arc<dyn ToolHost>, T), LoadError> {
     Ok(match isolation {
-        None => Arc::new(LibraryHost::open(path, options)?),
-        Some(isolation) => Arc::new(IsolatedHost::start(path, options, isolation)?),
+        None => {
+            let (host, during) = LibraryHost::open_while(path, options, meanwhile)?;
+            (Arc::new(host), during)
+        }
+        Some(isolation) => {
+            let during = meanwhile();
+            (
+                Arc::new(IsolatedHost::start(path, options, isolation)?),
+                during,
+            )
+        }
     })
 }
 

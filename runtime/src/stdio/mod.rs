@@ -469,28 +469,63 @@ pub fn serve_stdio(
     ordered: bool,
     output: ProtocolOutput,
 ) -> Result<(), StdioError> {
-    // One thread serves the transport and rmcp: a request then moves between tasks without
-    // waking another thread (the library thread is the only other one a call involves).
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(StdioError::Runtime)?;
-    let outcome = runtime.block_on(async move {
+    StdioTransport::open(output)?.serve(server, ordered)
+}
+
+/// The stdio transport set up and not yet reading: its runtime and the protocol streams.
+/// `serve` opens it while the library thread runs `mcp_init`.
+pub struct StdioTransport {
+    runtime: tokio::runtime::Runtime,
+    reading: Reading<pipes::Input>,
+    writer: pipes::Output,
+    sync_output: Option<SyncOutput>,
+}
+
+impl StdioTransport {
+    /// Builds the runtime and opens stdin and `output` (as non-blocking pipes where they are
+    /// pipes). Reads nothing.
+    pub fn open(output: ProtocolOutput) -> Result<StdioTransport, StdioError> {
+        // One thread serves the transport and rmcp: a request then moves between tasks
+        // without waking another thread (the library thread is the only other one a call
+        // involves).
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(StdioError::Runtime)?;
+        // The pipes register with the runtime's reactor.
+        let _entered = runtime.enter();
         let (reader, writer) = pipes::open(output);
         let sync_output = writer.sync_output();
         let reading = match reader {
             #[cfg(target_os = "linux")]
-            pipes::Input::Pipe(pipe) => match pipe.into_nonblocking_fd() {
-                Ok(fd) => Reading::Pipe(fd),
-                Err(error) => return Err(StdioError::Write(error)),
-            },
+            pipes::Input::Pipe(pipe) => {
+                Reading::Pipe(pipe.into_nonblocking_fd().map_err(StdioError::Write)?)
+            }
             other => Reading::Stream(other),
         };
         tracing::debug!("stdio ready");
-        serve_lines(server, reading, writer, sync_output, ordered, true).await
-    });
-    runtime.shutdown_background();
-    outcome
+        drop(_entered);
+        Ok(StdioTransport {
+            runtime,
+            reading,
+            writer,
+            sync_output,
+        })
+    }
+
+    /// Serves `server` until end of input; `ordered` as in [`LineTransport::start`].
+    pub fn serve(self, server: McpServer, ordered: bool) -> Result<(), StdioError> {
+        let StdioTransport {
+            runtime,
+            reading,
+            writer,
+            sync_output,
+        } = self;
+        let serving = serve_lines(server, reading, writer, sync_output, ordered, true);
+        let outcome = runtime.block_on(serving);
+        runtime.shutdown_background();
+        outcome
+    }
 }
 
 /// Serves `server` over a reader and a writer until end of input; `ordered` as in
