@@ -8,8 +8,7 @@ const ARENA_RESERVE: libmimalloc_sys::mi_option_t = 23;
 
 /// Address space mimalloc reserves for an arena, in KiB. With its default, 1 GiB, the arena's
 /// bitmaps alone take about 30 page faults of a `serve` start (docs/performance.md, "What a
-/// start waits for"); a server's heap is a few MB, and a parse of a large tree takes a few
-/// arenas of this size.
+/// start waits for"); a server's heap is a few MB, and a larger heap takes more arenas.
 const ARENA_RESERVE_KIB: c_long = 64 * 1024;
 
 /// Sets mimalloc's options. The binary runs it as a constructor (`src/main.rs`), before the

@@ -493,7 +493,7 @@ impl StdioTransport {
             .build()
             .map_err(StdioError::Runtime)?;
         // The pipes register with the runtime's reactor.
-        let _entered = runtime.enter();
+        let entered = runtime.enter();
         let (reader, writer) = pipes::open(output);
         let sync_output = writer.sync_output();
         let reading = match reader {
@@ -504,7 +504,7 @@ impl StdioTransport {
             other => Reading::Stream(other),
         };
         tracing::debug!("stdio ready");
-        drop(_entered);
+        drop(entered);
         Ok(StdioTransport {
             runtime,
             reading,
