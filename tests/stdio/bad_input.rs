@@ -108,31 +108,19 @@ fn bad_input_over_stdio() {
 /// answer (it sets up its transport while `mcp_init` runs, and reads nothing before it ends).
 #[test]
 fn a_failing_mcp_init_is_reported_before_any_answer() {
-    use std::io::Write as _;
-    let mut child = std::process::Command::new(crate::support::server_exe())
-        .arg("serve")
-        .arg(crate::support::abi_lib::fixture_library(&["FAIL_INIT"]))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("start the server");
-    let line = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-    let mut input = child.stdin.take().expect("stdin");
-    // The server may have ended before reading: a broken pipe is no failure here.
-    let _ = writeln!(input, "{line}");
-    drop(input);
-    let output = child.wait_with_output().expect("the server ends");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(
-        output.stdout.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&output.stdout)
+    let library = crate::support::abi_lib::fixture_library(&["FAIL_INIT"]);
+    let mut server = Server::start_logged(&library, &[]);
+    // The server may have ended before reading it.
+    server.send_unless_ended(&crate::support::server::initialize(json!(1), "2025-06-18"));
+    assert_eq!(
+        server.receive_text(),
+        None,
+        "an answer from a library that failed"
     );
+    let (status, log) = server.finish_logged();
+    assert_eq!(status.code(), Some(1), "{log}");
     assert!(
-        stderr.contains("initialising library")
-            && stderr.contains("EFixtureError: database not found"),
-        "{stderr}"
+        log.contains("initialising library") && log.contains("EFixtureError: database not found"),
+        "{log}"
     );
 }

@@ -81,6 +81,17 @@ impl Server {
         stdin.flush().expect("flush");
     }
 
+    /// Writes one message followed by a newline to a server that may have ended already
+    /// (a load error): false when it no longer reads.
+    pub fn send_unless_ended(&mut self, message: &serde_json::Value) -> bool {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        let line = format!("{message}\n");
+        stdin
+            .write_all(line.as_bytes())
+            .and_then(|()| stdin.flush())
+            .is_ok()
+    }
+
     /// Writes one message followed by a newline.
     pub fn send(&mut self, message: &serde_json::Value) {
         let mut line = message.to_string();
