@@ -39,6 +39,11 @@ impl BusyPoll {
         }
     }
 
+    /// Whether it polls at all (a budget above zero).
+    pub fn polls_at_all(&self) -> bool {
+        !self.budget.is_zero()
+    }
+
     /// Waits for what `look` finds (it must not block): polls with it for the budget when the
     /// last wait ended within the budget, then waits with `sleep` (which blocks until there is
     /// something, as `look` would see it).

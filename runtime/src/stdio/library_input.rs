@@ -25,6 +25,7 @@
 
 use super::connection;
 use super::lines::{Line, LineBuffer};
+use super::wait_choice::WaitChoice;
 use super::{Shared, MAX_BACKLOG};
 use crate::dispatch::Dispatch;
 use crate::host::busy_poll::BusyPoll;
@@ -134,6 +135,8 @@ pub struct LibraryInput {
     watchdog: Mutex<Option<Pin<Box<Sleep>>>>,
     /// The watchdog's waker.
     hand_over: Waker,
+    /// Whether a wait for the next line polls first (used by the library thread alone).
+    wait_choice: Mutex<WaitChoice>,
 }
 
 impl LibraryInput {
@@ -156,6 +159,7 @@ impl LibraryInput {
             runtime,
             watchdog: Mutex::new(None),
             hand_over,
+            wait_choice: Mutex::new(WaitChoice::default()),
         }
     }
 
@@ -237,7 +241,7 @@ impl LibraryInput {
                 Ok(_) => {}
                 Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
                     drop(state);
-                    if busy_poll.wait_readable(&[self.input.fd.as_raw_fd(), signal.fd()])[1] {
+                    if self.wait_readable(signal, busy_poll) {
                         signal.drain();
                         break;
                     }
@@ -249,6 +253,30 @@ impl LibraryInput {
             }
         }
         self.input.lock().library_idle = false;
+    }
+
+    /// Waits until stdin is readable or `signal` is raised (whether it was), polling first
+    /// when the [`WaitChoice`] says so; a wait that ends with input is measured for it.
+    fn wait_readable(&self, signal: &JobSignal, busy_poll: &mut BusyPoll) -> bool {
+        let fds = [self.input.fd.as_raw_fd(), signal.fd()];
+        if !busy_poll.polls_at_all() {
+            return busy_poll.wait_readable(&fds)[1];
+        }
+        let polls = self.wait_choice().polls();
+        let started = Instant::now();
+        let [readable, raised] = if polls {
+            busy_poll.wait_readable(&fds)
+        } else {
+            BusyPoll::new(Duration::ZERO).wait_readable(&fds)
+        };
+        if readable && !raised {
+            self.wait_choice().record(started.elapsed());
+        }
+        raised
+    }
+
+    fn wait_choice(&self) -> MutexGuard<'_, WaitChoice> {
+        self.wait_choice.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Handles one line as the stdio thread's reader does; direct calls are queued for this

@@ -31,6 +31,8 @@ mod pipes;
 mod reader;
 #[cfg(test)]
 mod tests;
+#[cfg(target_os = "linux")]
+mod wait_choice;
 
 use crate::dispatch::Dispatch;
 use crate::mcp::McpServer;
