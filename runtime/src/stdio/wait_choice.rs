@@ -24,11 +24,11 @@ const SETTLE: u32 = 4;
 const FIRST_TRY: u32 = 24;
 
 /// Waits between tries after the first; doubled after each, up to [`LAST_INTERVAL`], so that
-/// tries (waits in the slower way) stay under 1 % of the waits once the choice is settled.
-const FIRST_INTERVAL: u32 = 512;
+/// tries (waits in the slower way) stay well under 1 % of the waits once the choice holds.
+const FIRST_INTERVAL: u32 = 2_048;
 
 /// The longest interval between tries.
-const LAST_INTERVAL: u32 = 32_768;
+const LAST_INTERVAL: u32 = 65_536;
 
 /// Waits longer than this count as this long: the client was busy or idle rather than
 /// waiting for an answer, and polling has lapsed by then. They are counted, not left out: a
@@ -43,9 +43,14 @@ const POLL_BELOW: u64 = 85;
 /// See [`POLL_BELOW`].
 const SLEEP_WITHIN: u64 = 105;
 
-/// A measurement of the way in use above this (per cent of the one before) tries the other
-/// way at once: the machine changed (a try may itself have moved the processes apart).
-const WORSE_ABOVE: u64 = 150;
+/// Two measurements in a row of the way in use above this (per cent of the last one that was
+/// not) try the other way at once: the machine changed (a try may itself have moved the
+/// processes apart). A try whose first [`EARLY`] waits have a median above this (per cent of
+/// the way in use) ends there.
+const WORSE_ABOVE: u64 = 200;
+
+/// Measured waits after which a try that is plainly slower ends (see [`WORSE_ABOVE`]).
+const EARLY: usize = 6;
 
 /// What the chooser is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +70,8 @@ pub struct WaitChoice {
     taken: usize,
     /// The median wait of the way in use, last measured (zero: not yet).
     in_use: u32,
+    /// Measurements in a row of the way in use above [`WORSE_ABOVE`] per cent of `in_use`.
+    worse: u32,
     interval: u32,
 }
 
@@ -79,6 +86,7 @@ impl Default for WaitChoice {
             samples: [0; SAMPLES],
             taken: 0,
             in_use: 0,
+            worse: 0,
             interval: FIRST_INTERVAL,
         }
     }
@@ -103,10 +111,15 @@ impl WaitChoice {
                     return;
                 }
                 let measured = self.median();
-                let worse = self.in_use != 0
-                    && u64::from(measured) * 100 > u64::from(self.in_use) * WORSE_ABOVE;
-                self.in_use = measured;
-                if left == 0 || worse {
+                if self.in_use != 0 && above(measured, self.in_use, WORSE_ABOVE) {
+                    self.worse += 1;
+                } else {
+                    self.worse = 0;
+                    self.in_use = measured;
+                }
+                if left == 0 || self.worse == 2 {
+                    self.in_use = measured;
+                    self.worse = 0;
                     self.polling = !self.polling;
                     self.phase = Phase::Trying { settle: SETTLE };
                 }
@@ -116,15 +129,19 @@ impl WaitChoice {
             }
             Phase::Trying { .. } => {
                 self.take(nanos);
-                if self.taken < SAMPLES {
+                let plainly_slower =
+                    self.taken == EARLY && above(self.lower_median(), self.in_use, WORSE_ABOVE);
+                if self.taken < SAMPLES && !plainly_slower {
                     return;
                 }
                 let tried = self.median();
                 // `polling` is the way being tried.
-                let keep_tried = if self.polling {
+                let keep_tried = if plainly_slower {
+                    false
+                } else if self.polling {
                     u64::from(tried) * 100 < u64::from(self.in_use) * POLL_BELOW
                 } else {
-                    u64::from(tried) * 100 <= u64::from(self.in_use) * SLEEP_WITHIN
+                    !above(tried, self.in_use, SLEEP_WITHIN)
                 };
                 tracing::debug!(
                     tried = if self.polling { "polling" } else { "sleeping" },
@@ -153,6 +170,16 @@ impl WaitChoice {
         }
     }
 
+    /// The lower median of the samples taken so far (kept).
+    fn lower_median(&mut self) -> u32 {
+        let taken = &mut self.samples[..self.taken];
+        taken.sort_unstable();
+        taken
+            .get(taken.len().saturating_sub(1) / 2)
+            .copied()
+            .unwrap_or(0)
+    }
+
     /// The median of the samples taken (which it clears).
     fn median(&mut self) -> u32 {
         let taken = &mut self.samples[..self.taken];
@@ -161,6 +188,11 @@ impl WaitChoice {
         self.taken = 0;
         median
     }
+}
+
+/// Whether `value` is above `percent` per cent of `reference`.
+fn above(value: u32, reference: u32, percent: u64) -> bool {
+    u64::from(value) * 100 > u64::from(reference) * percent
 }
 
 #[cfg(test)]
@@ -220,16 +252,44 @@ mod tests {
         assert!(!choice.polls());
         // Sleeping now waits for a halted CPU: tried against polling without waiting for the
         // next interval.
-        run(
-            &mut choice,
-            10,
-            60,
-            2 * SAMPLES as u32 + SETTLE + SAMPLES as u32,
-        );
+        // (At most one measurement begun before the change, two after it, then the try.)
+        let waits = 3 * SAMPLES as u32 + SETTLE + SAMPLES as u32;
+        run(&mut choice, 10, 60, waits);
         assert!(choice.polls());
         // And back: polling 12, sleeping 10 is noticed at the next try.
         run(&mut choice, 12, 10, 70_000);
         assert!(!choice.polls());
+    }
+
+    #[test]
+    fn one_slow_measurement_tries_nothing() {
+        let mut choice = WaitChoice::default();
+        run(&mut choice, 10, 40, FIRST_DECISION);
+        assert!(choice.polls());
+        let interval = choice.interval;
+        // A measurement of 30 us (three times the way's 10) between ordinary ones.
+        run(&mut choice, 10, 40, SAMPLES as u32);
+        run(&mut choice, 30, 40, SAMPLES as u32);
+        run(&mut choice, 10, 40, 3 * SAMPLES as u32);
+        assert!(choice.polls());
+        assert!(
+            matches!(choice.phase, Phase::Using { .. }),
+            "{:?}",
+            choice.phase
+        );
+        assert_eq!(choice.interval, interval, "no try was made");
+    }
+
+    #[test]
+    fn a_plainly_slower_try_ends_early() {
+        let mut choice = WaitChoice::default();
+        run(&mut choice, 10, 40, FIRST_DECISION);
+        assert!(choice.polls());
+        // Until the next try, then through it: sleeping three times slower ends after its
+        // settling waits and EARLY measured ones.
+        let (_, slept) = run(&mut choice, 10, 30, FIRST_INTERVAL + 100);
+        assert!(choice.polls());
+        assert_eq!(slept, SETTLE + EARLY as u32);
     }
 
     #[test]
