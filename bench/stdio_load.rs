@@ -2,7 +2,7 @@
 //! "Runtime: stdio").
 //!
 //! usage: cargo run --release --example stdio_load -- [--calls N] [--pipelined N] -- COMMAND ARGS...
-//!        cargo run --release --example stdio_load -- canned
+//!        cargo run --release --example stdio_load -- canned [WORK_US]
 //!
 //! Starts COMMAND with piped stdin and stdout (stderr discarded), times the start until the
 //! `initialize` answer, then sends the calc example's `calc_scale` (`{"Value": i, "Factor": 2}`)
@@ -14,6 +14,8 @@
 //!
 //! `canned` makes this program the limit: a server that answers every line with a fixed reply
 //! without reading it (run it as COMMAND: `stdio_load -- target/release/examples/stdio_load canned`).
+//! With WORK_US it first spins that many microseconds per line, as a server doing that much
+//! work before its answer would (`docs/performance.md`, "Busy polling").
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -29,7 +31,7 @@ fn call(id: u64) -> String {
     )
 }
 
-fn canned() -> std::process::ExitCode {
+fn canned(work: Duration) -> std::process::ExitCode {
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut output = std::io::stdout().lock();
@@ -42,6 +44,10 @@ fn canned() -> std::process::ExitCode {
         }
         if line.starts_with(INITIALIZED.as_bytes()) {
             continue;
+        }
+        let started = Instant::now();
+        while started.elapsed() < work {
+            std::hint::spin_loop();
         }
         if output
             .write_all(CANNED)
@@ -95,7 +101,8 @@ fn check(line: &str, id: u64, canned: bool) -> Result<(), String> {
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("canned") {
-        return canned();
+        let work = args.get(1).and_then(|us| us.parse().ok()).unwrap_or(0);
+        return canned(Duration::from_micros(work));
     }
     let mut calls: u64 = 20_000;
     let mut pipelined: u64 = 50_000;
