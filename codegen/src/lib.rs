@@ -15,6 +15,7 @@
 pub mod builder;
 pub mod documents;
 pub mod frontend;
+mod inputs;
 pub mod model;
 pub mod pascal;
 pub mod project;

@@ -7,9 +7,13 @@
 //! is none); compiled units go to `DIR/build/units/` and the library to `DIR/build/`. Delphi
 //! builds the same project with `dcc64` or MSBuild (`docs/abi.md`).
 //!
+//! A build without warnings is recorded (`crate::inputs`): a folder nothing changed in since is
+//! not read again.
+//!
 //! Nothing here prints: what a user should know comes back as [`Note`]s.
 
 use crate::frontend::{self, FrontendError};
+use crate::inputs::Inputs;
 use crate::model::ModelOptions;
 use crate::pascal::{render_library, LibraryUnit, EXPORTS_INCLUDE};
 use crate::templates::RenderError;
@@ -300,6 +304,24 @@ pub fn build_project(build: &ProjectBuild) -> Result<BuiltLibrary, ProjectError>
     let project = find_library_project(dir)?;
     let units = frontend::expand_paths(&[dir.to_path_buf()])?;
     let library_name = library_name(project.as_deref(), build.name.as_deref(), &units);
+    // The project written when there is none is named after the library.
+    let stem = project
+        .as_deref()
+        .and_then(|p| p.file_stem())
+        .and_then(|s| s.to_str())
+        .unwrap_or(&library_name);
+    let inputs = Inputs::new(build);
+    if let Some(library) = inputs.unchanged(dir, &library_file(dir, stem)) {
+        return Ok(BuiltLibrary {
+            notes: vec![Note::UpToDate {
+                library: library.clone(),
+            }],
+            library,
+            compiled: false,
+        });
+    }
+    inputs.forget();
+    let sources = inputs.sources(dir);
     let manifest_name = build.name.as_deref().unwrap_or(&library_name);
     let documents = crate::Documents::read(&[dir.to_path_buf()]).map_err(FrontendError::from)?;
     let run = frontend::generate_documented_units(
@@ -359,7 +381,24 @@ pub fn build_project(build: &ProjectBuild) -> Result<BuiltLibrary, ProjectError>
             path
         }
     };
-    compile(build, &project, &library_name, notes)
+    let built = compile(build, &project, &library_name, notes)?;
+    let warned = built
+        .notes
+        .iter()
+        .any(|note| matches!(note, Note::Warnings(_) | Note::MissingExports { .. }));
+    if !warned {
+        inputs.record(dir, sources, &run.loaded.files_read(), &built.library);
+    }
+    Ok(built)
+}
+
+/// The library a project whose file is named `stem` compiles to.
+fn library_file(dir: &Path, stem: &str) -> PathBuf {
+    dir.join(BUILD_DIR).join(format!(
+        "{}{stem}{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ))
 }
 
 /// Compiles `project` unless the library is newer than every input.
@@ -382,11 +421,7 @@ fn compile(
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or(library_name);
-    let library = build_dir.join(format!(
-        "{}{stem}{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_SUFFIX
-    ));
+    let library = library_file(dir, stem);
 
     let mut inputs =
         files_with_extensions(dir, &["pas", "inc", "dpr", "lpr", "pp"]).unwrap_or_default();

@@ -259,3 +259,80 @@ fn naming_option_applies_to_build_and_serve_of_a_project_folder() {
         "{stdout}"
     );
 }
+
+/// The record of a build's inputs (`codegen/src/inputs.rs`).
+fn inputs_record(project: &tempfile::TempDir) -> PathBuf {
+    project.path().join("build").join("inputs.txt")
+}
+
+#[test]
+fn an_unchanged_project_is_not_read_again_and_a_change_is() {
+    const MORE: &str = "unit More;\n\ninterface\n\n{$IFNDEF FPC}[McpTool('twice', 'Doubles.')]{$ENDIF}\nfunction Twice(A: Integer): Integer;\n\nimplementation\n\nfunction Twice(A: Integer): Integer;\nbegin\n  Result := 2 * A;\nend;\n\nend.\n";
+    let project = temp_project(&[("Good.pas", GOOD)]);
+    let dir = project.path().as_os_str();
+    let build = || delphi_mcp(&[s("build"), dir]);
+    let first = build();
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert!(first.status.success(), "{stderr}");
+    assert!(inputs_record(&project).is_file(), "the build is recorded");
+
+    // The unit's text changes, its size and time do not: the record holds, and the unit is
+    // not read (its new text would not parse).
+    let unit = project.path().join("Good.pas");
+    let modified = std::fs::metadata(&unit)
+        .and_then(|m| m.modified())
+        .expect("unit time");
+    let garbled: String = GOOD
+        .chars()
+        .map(|c| if c.is_ascii_alphabetic() { 'x' } else { c })
+        .collect();
+    assert_eq!(garbled.len(), GOOD.len());
+    std::fs::write(&unit, &garbled).expect("garble");
+    let touch = |time| {
+        std::fs::File::options()
+            .write(true)
+            .open(&unit)
+            .and_then(|f| f.set_modified(time))
+            .expect("touch");
+    };
+    touch(modified);
+    let unread = build();
+    let stderr = String::from_utf8_lossy(&unread.stderr);
+    assert!(unread.status.success(), "{stderr}");
+    assert!(stderr.contains("up to date"), "{stderr}");
+    assert_eq!(last_line(&unread), last_line(&first));
+
+    // Another time is a change: the unit is read, and its errors stop the build, which leaves
+    // no record.
+    touch(modified + std::time::Duration::from_secs(1));
+    let read = build();
+    assert!(!read.status.success(), "the garbled unit was read");
+    assert!(!inputs_record(&project).exists());
+
+    // A unit added to the folder is read too.
+    std::fs::write(&unit, GOOD).expect("restore");
+    let first_again = build();
+    assert!(first_again.status.success());
+    std::fs::write(project.path().join("More.pas"), MORE).expect("add a unit");
+    let added = build();
+    let stderr = String::from_utf8_lossy(&added.stderr);
+    assert!(added.status.success(), "{stderr}");
+    assert!(stderr.contains("compiling"), "{stderr}");
+    let tools =
+        std::fs::read_to_string(project.path().join("generated/tools.json")).expect("tools");
+    assert!(tools.contains("\"twice\""), "{tools}");
+}
+
+#[test]
+fn a_project_with_warnings_is_read_by_every_build() {
+    // No description: a warning, printed by each build.
+    const WARNED: &str = "unit Warned;\n\ninterface\n\n{$IFNDEF FPC}[McpTool]{$ENDIF}\nfunction Add(A, B: Integer): Integer;\n\nimplementation\n\nfunction Add(A, B: Integer): Integer;\nbegin\n  Result := A + B;\nend;\n\nend.\n";
+    let project = temp_project(&[("Warned.pas", WARNED)]);
+    for build in 1..=2 {
+        let out = delphi_mcp(&[s("build"), project.path().as_os_str()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        assert!(stderr.contains("warning"), "build {build}: {stderr}");
+        assert!(!inputs_record(&project).exists(), "build {build}");
+    }
+}
