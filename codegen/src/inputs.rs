@@ -12,7 +12,7 @@
 //! by the next. A build with warnings is not recorded: its warnings are printed again by every
 //! full build.
 
-use crate::project::{ProjectBuild, BUILD_DIR, GENERATED_DIR};
+use crate::project::{self, ProjectBuild, BUILD_DIR, GENERATED_DIR};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
@@ -90,12 +90,8 @@ impl Inputs {
 
     /// The folder's sources as they are now, before a build reads them.
     pub fn sources(&self, dir: &Path) -> Sources {
-        let mut paths = files_with_extensions(dir, &SOURCE_EXTENSIONS);
-        for folder in DOCUMENT_FOLDERS {
-            paths.extend(files_with_extensions(&dir.join(folder), &["md"]));
-        }
         Sources(
-            paths
+            source_files(dir)
                 .into_iter()
                 .map(|path| {
                     let state = describe(&path);
@@ -152,12 +148,18 @@ fn state(path: &Path) -> Option<String> {
     Some(format!("{} {}", metadata.len(), modified.as_nanos()))
 }
 
-/// The files of the folder a build reads or writes, found by listing (so a new one counts).
-fn listed(dir: &Path, library: &Path) -> Vec<PathBuf> {
+/// The folder's sources and documents.
+fn source_files(dir: &Path) -> Vec<PathBuf> {
     let mut paths = files_with_extensions(dir, &SOURCE_EXTENSIONS);
     for folder in DOCUMENT_FOLDERS {
         paths.extend(files_with_extensions(&dir.join(folder), &["md"]));
     }
+    paths
+}
+
+/// The files of the folder a build reads or writes, found by listing (so a new one counts).
+fn listed(dir: &Path, library: &Path) -> Vec<PathBuf> {
+    let mut paths = source_files(dir);
     paths.extend(files_with_extensions(&dir.join(GENERATED_DIR), &[]));
     paths.push(library.to_path_buf());
     paths
@@ -169,21 +171,9 @@ fn is_project_file(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("dpr") || e.eq_ignore_ascii_case("lpr"))
 }
 
-/// The files of `dir` with one of `extensions` (any file when empty); none when it cannot be
-/// read.
+/// The files of `dir` with one of `extensions` (any, when empty); none when it cannot be read.
 fn files_with_extensions(dir: &Path, extensions: &[&str]) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .filter(|path| path.is_file())
-        .filter(|path| {
-            extensions.is_empty()
-                || path
-                    .extension()
-                    .and_then(|e| e.to_str())
-                    .is_some_and(|e| extensions.iter().any(|x| e.eq_ignore_ascii_case(x)))
-        })
-        .collect()
+    let mut files = project::files_with_extensions(dir, extensions).unwrap_or_default();
+    files.retain(|path| path.is_file());
+    files
 }

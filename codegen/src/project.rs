@@ -195,15 +195,20 @@ pub enum ProjectError {
     },
 }
 
-/// Files of `dir` (not recursively) with one of `extensions` (any case), unsorted.
-fn files_with_extensions(dir: &Path, extensions: &[&str]) -> std::io::Result<Vec<PathBuf>> {
+/// Files of `dir` (not recursively) with one of `extensions` (any case; any extension when
+/// empty), unsorted.
+pub(crate) fn files_with_extensions(
+    dir: &Path,
+    extensions: &[&str],
+) -> std::io::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
-        if path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| extensions.iter().any(|x| e.eq_ignore_ascii_case(x)))
+        if extensions.is_empty()
+            || path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| extensions.iter().any(|x| e.eq_ignore_ascii_case(x)))
         {
             files.push(path);
         }
