@@ -4,13 +4,14 @@
 //! reading the units again: `serve DIR` then starts as fast as `serve` of the library.
 //!
 //! The files: the units, include files and project files of the folder (`.pas`, `.inc`,
-//! `.dpr`, `.lpr`, `.pp`), the include files read from elsewhere, the help and prompt
-//! documents, the generated files and the library. A file added to any of these folders, or
+//! `.dpr`, `.lpr`, `.pp`), the help and prompt documents, the generated files and the library,
+//! and every file the parser read (the same ones, by another name). A file added to any of these folders, or
 //! removed, or with another size or time, and another generator (the running executable's size
 //! and time) or other options, make the next build a full one. The sources are described as
 //! they were before the build read them, so that one changed during a build is found changed
-//! by the next. A build with warnings is not recorded: its warnings are printed again by every
-//! full build.
+//! by the next. A build with warnings is not recorded (its warnings are printed again by every
+//! full build), nor one that read an include file from outside the folder
+//! (`crate::project`).
 
 use crate::project::{self, ProjectBuild, BUILD_DIR, GENERATED_DIR};
 use std::collections::BTreeSet;
@@ -110,8 +111,8 @@ impl Inputs {
         };
         let mut files: std::collections::BTreeMap<PathBuf, String> =
             sources.0.into_iter().collect();
-        // Project files may be written by the build; the include files read from elsewhere
-        // are described now.
+        // Project files may be written by the build; what the parser read under another name
+        // (include files by their canonical paths) is described now.
         for path in listed(dir, library).into_iter().chain(read.iter().cloned()) {
             if !files.contains_key(&path) || is_project_file(&path) {
                 let state = describe(&path);

@@ -391,10 +391,23 @@ pub fn build_project(build: &ProjectBuild) -> Result<BuiltLibrary, ProjectError>
         .notes
         .iter()
         .any(|note| matches!(note, Note::Warnings(_) | Note::MissingExports { .. }));
-    if !warned {
-        inputs.record(dir, sources, &run.loaded.files_read(), &built.library);
+    let read = run.loaded.files_read();
+    if !warned && all_in(dir, &read) {
+        inputs.record(dir, sources, &read, &built.library);
     }
     Ok(built)
+}
+
+/// Whether every file of `read` is in the folder `dir` itself. An include file found anywhere
+/// else could be shadowed by a file added to a folder searched before it (`-I` folders, nearby
+/// folders), which the record of inputs would not see.
+fn all_in(dir: &Path, read: &[PathBuf]) -> bool {
+    let Ok(dir) = std::fs::canonicalize(dir) else {
+        return false;
+    };
+    read.iter().all(|path| {
+        std::fs::canonicalize(path).is_ok_and(|path| path.parent() == Some(dir.as_path()))
+    })
 }
 
 /// The library a project whose file is named `stem` compiles to.

@@ -336,3 +336,40 @@ fn a_project_with_warnings_is_read_by_every_build() {
         assert!(!inputs_record(&project).exists(), "build {build}");
     }
 }
+
+#[test]
+fn a_project_reading_an_include_file_from_another_folder_is_read_by_every_build() {
+    // `Good` with its function's body in an include file: beside the unit the build is
+    // recorded; from an `-I` folder it is not (a file added to a folder searched first
+    // would be read instead).
+    let unit = GOOD.replace("  Result := A + B;\n", "  {$I body.inc}\n");
+    let beside = temp_project(&[("Good.pas", &unit), ("body.inc", "Result := A + B;\n")]);
+    let out = delphi_mcp(&[s("build"), beside.path().as_os_str()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(inputs_record(&beside).is_file());
+
+    let elsewhere = temp_project(&[("Good.pas", &unit)]);
+    let includes = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
+    std::fs::write(includes.path().join("body.inc"), "Result := A + B;\n").expect("include");
+    let build = || {
+        delphi_mcp(&[
+            s("build"),
+            elsewhere.path().as_os_str(),
+            s("-I"),
+            includes.path().as_os_str(),
+        ])
+    };
+    for _ in 0..2 {
+        let out = build();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!inputs_record(&elsewhere).exists());
+    }
+}
