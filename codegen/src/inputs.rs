@@ -9,11 +9,11 @@
 //! removed, or with another size or time, and another generator (the running executable's size
 //! and time) or other options, make the next build a full one. The sources are described as
 //! they were before the build read them, so that one changed during a build is found changed
-//! by the next. A build with warnings is not recorded (its warnings are printed again by every
-//! full build), nor one that read an include file from outside the folder
-//! (`crate::project`).
+//! by the next. The warnings of a recorded build are recorded with it and reported again when
+//! it is taken as it is. A build is not recorded when an include file was missing (one added
+//! later would be read), nor when it read one from outside the folder (`crate::project`).
 
-use crate::project::{self, ProjectBuild, BUILD_DIR, GENERATED_DIR};
+use crate::project::{self, Note, ProjectBuild, BUILD_DIR, GENERATED_DIR};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
@@ -22,7 +22,16 @@ use std::time::UNIX_EPOCH;
 pub(crate) const INPUTS_FILE: &str = "inputs.txt";
 
 /// The record's first line (its format).
-const FORMAT: &str = "delphi-mcp build inputs 1";
+const FORMAT: &str = "delphi-mcp build inputs 2";
+
+/// The line between the files and the notes of the build (no file line starts with `-`).
+const NOTES: &str = "--- notes\n";
+
+/// A recorded note: the project does not include the exports (its path follows).
+const MISSING_EXPORTS: &str = "missing-exports ";
+
+/// A recorded note: the warnings (the rest of the record is their text).
+const WARNINGS: &str = "warnings\n";
 
 /// The extensions of the folder's source files.
 const SOURCE_EXTENSIONS: [&str; 5] = ["pas", "inc", "dpr", "lpr", "pp"];
@@ -65,11 +74,12 @@ impl Inputs {
         }
     }
 
-    /// The library of the last build when nothing it read or wrote changed since.
-    pub fn unchanged(&self, dir: &Path, library: &Path) -> Option<PathBuf> {
+    /// The library of the last build and its notes, when nothing it read or wrote changed
+    /// since.
+    pub fn unchanged(&self, dir: &Path, library: &Path) -> Option<Vec<Note>> {
         let header = self.header.as_deref()?;
         let recorded = std::fs::read_to_string(&self.record).ok()?;
-        let files = recorded.strip_prefix(header)?;
+        let (files, notes) = recorded.strip_prefix(header)?.split_once(NOTES)?;
         // The files recorded, and those in the folders now: one added shows as a difference.
         let mut paths: BTreeSet<PathBuf> = files
             .lines()
@@ -81,7 +91,27 @@ impl Inputs {
             .iter()
             .map(|path| line(path, &describe(path)))
             .collect();
-        (now == files && library.is_file()).then(|| library.to_path_buf())
+        if now != files || !library.is_file() {
+            return None;
+        }
+        let mut read = Vec::new();
+        let mut rest = notes;
+        if let Some(line) = rest.strip_prefix(MISSING_EXPORTS) {
+            let (project, after) = line.split_once('\n')?;
+            read.push(Note::MissingExports {
+                project: PathBuf::from(project),
+            });
+            rest = after;
+        }
+        if let Some(warnings) = rest.strip_prefix(WARNINGS) {
+            read.insert(0, Note::Warnings(warnings.to_string()));
+        } else if !rest.is_empty() {
+            return None;
+        }
+        read.push(Note::UpToDate {
+            library: library.to_path_buf(),
+        });
+        Some(read)
     }
 
     /// Removes the record (a build is about to change what it describes).
@@ -103,9 +133,16 @@ impl Inputs {
     }
 
     /// Records a build that read `sources` and the files `read` (include files among them),
-    /// and wrote the generated files and `library`. Failing to write it only costs the next
-    /// build its shortcut.
-    pub fn record(&self, dir: &Path, sources: Sources, read: &[PathBuf], library: &Path) {
+    /// wrote the generated files and `library`, and reported `notes`. Failing to write it only
+    /// costs the next build its shortcut.
+    pub fn record(
+        &self,
+        dir: &Path,
+        sources: Sources,
+        read: &[PathBuf],
+        library: &Path,
+        notes: &[Note],
+    ) {
         let Some(header) = &self.header else {
             return;
         };
@@ -128,6 +165,22 @@ impl Inputs {
         let mut text = header.clone();
         for (path, state) in &files {
             text.push_str(&line(path, state));
+        }
+        text.push_str(NOTES);
+        // The project's note first, as the warnings' text runs to the end.
+        for note in notes {
+            if let Note::MissingExports { project } = note {
+                if project.to_string_lossy().contains('\n') {
+                    return;
+                }
+                text.push_str(&format!("{MISSING_EXPORTS}{}\n", project.display()));
+            }
+        }
+        for note in notes {
+            if let Note::Warnings(warnings) = note {
+                text.push_str(WARNINGS);
+                text.push_str(warnings);
+            }
         }
         let _ = std::fs::write(&self.record, text);
     }

@@ -7,8 +7,7 @@
 //! is none); compiled units go to `DIR/build/units/` and the library to `DIR/build/`. Delphi
 //! builds the same project with `dcc64` or MSBuild (`docs/abi.md`).
 //!
-//! A build without warnings is recorded (`crate::inputs`): a folder nothing changed in since is
-//! not read again.
+//! A build is recorded (`crate::inputs`): a folder nothing changed in since is not read again.
 //!
 //! Nothing here prints: what a user should know comes back as [`Note`]s.
 
@@ -316,13 +315,12 @@ pub fn build_project(build: &ProjectBuild) -> Result<BuiltLibrary, ProjectError>
         .and_then(|s| s.to_str())
         .unwrap_or(&library_name);
     let inputs = Inputs::new(build);
-    if let Some(library) = inputs.unchanged(dir, &library_file(dir, stem)) {
+    let library = library_file(dir, stem);
+    if let Some(notes) = inputs.unchanged(dir, &library) {
         return Ok(BuiltLibrary {
-            notes: vec![Note::UpToDate {
-                library: library.clone(),
-            }],
             library,
             compiled: false,
+            notes,
         });
     }
     inputs.forget();
@@ -387,13 +385,9 @@ pub fn build_project(build: &ProjectBuild) -> Result<BuiltLibrary, ProjectError>
         }
     };
     let built = compile(build, &project, &library_name, notes)?;
-    let warned = built
-        .notes
-        .iter()
-        .any(|note| matches!(note, Note::Warnings(_) | Note::MissingExports { .. }));
     let read = run.loaded.files_read();
-    if !warned && all_in(dir, &read) {
-        inputs.record(dir, sources, &read, &built.library);
+    if !run.loaded.db.include_missing() && all_in(dir, &read) {
+        inputs.record(dir, sources, &read, &built.library, &built.notes);
     }
     Ok(built)
 }

@@ -160,6 +160,16 @@ impl SourceDb {
     ) -> Option<PathBuf> {
         memoized(&self.path_memo, key, search)
     }
+
+    /// Whether an include-file search found nothing (the directive was skipped with a
+    /// warning): a file added later under that name would change what is read.
+    pub fn include_missing(&self) -> bool {
+        self.path_memo
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .any(Option::is_none)
+    }
 }
 
 /// The value `map` holds for `key`, or the one `compute` makes now (and the map keeps).

@@ -177,10 +177,16 @@ fn build_warns_when_an_existing_project_lacks_the_exports() {
             "library Mine;\n{$IFDEF FPC}{$MODE DELPHIUNICODE}{$ENDIF}\nuses\n  {$IFDEF UNIX}cthreads,{$ENDIF} Good;\nbegin\nend.\n",
         ),
     ]);
-    let out = delphi_mcp(&[s("build"), project.path().as_os_str()]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("does not include the exports"), "{stderr}");
-    assert!(stderr.contains("Mine.dpr"), "{stderr}");
+    // The second build too, which takes the recorded one as it is.
+    for build in 1..=2 {
+        let out = delphi_mcp(&[s("build"), project.path().as_os_str()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        assert!(stderr.contains("does not include the exports"), "{stderr}");
+        assert!(stderr.contains("Mine.dpr"), "{stderr}");
+        assert_eq!(build == 2, stderr.contains("up to date"), "{stderr}");
+        assert!(inputs_record(&project).is_file());
+    }
 }
 
 #[test]
@@ -324,17 +330,58 @@ fn an_unchanged_project_is_not_read_again_and_a_change_is() {
 }
 
 #[test]
-fn a_project_with_warnings_is_read_by_every_build() {
+fn a_recorded_build_reports_its_warnings_again() {
     // No description: a warning, printed by each build.
     const WARNED: &str = "unit Warned;\n\ninterface\n\n{$IFNDEF FPC}[McpTool]{$ENDIF}\nfunction Add(A, B: Integer): Integer;\n\nimplementation\n\nfunction Add(A, B: Integer): Integer;\nbegin\n  Result := A + B;\nend;\n\nend.\n";
     let project = temp_project(&[("Warned.pas", WARNED)]);
+    let mut printed = Vec::new();
     for build in 1..=2 {
         let out = delphi_mcp(&[s("build"), project.path().as_os_str()]);
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         assert!(out.status.success(), "{stderr}");
         assert!(stderr.contains("warning"), "build {build}: {stderr}");
-        assert!(!inputs_record(&project).exists(), "build {build}");
+        assert!(inputs_record(&project).is_file(), "build {build}");
+        printed.push(stderr);
     }
+    assert!(printed[1].contains("up to date"), "{}", printed[1]);
+    let warnings = |stderr: &str| -> Vec<String> {
+        stderr
+            .lines()
+            // The build's own notes differ: the first wrote the project and compiled.
+            .filter(|line| {
+                !["compiling", "up to date", "wrote library project"]
+                    .iter()
+                    .any(|note| line.contains(note))
+            })
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(warnings(&printed[1]), warnings(&printed[0]));
+}
+
+#[test]
+fn a_missing_include_file_leaves_no_record_until_it_is_found() {
+    // An include only Delphi reads: Free Pascal skips it, the parser (reading for Delphi)
+    // looks for it.
+    let unit = GOOD.replace(
+        "  Result := A + B;\n",
+        "  {$IFNDEF FPC}{$I delphi.inc}{$ENDIF}\n  Result := A + B;\n",
+    );
+    let project = temp_project(&[("Good.pas", &unit)]);
+    let build = || delphi_mcp(&[s("build"), project.path().as_os_str()]);
+    for _ in 0..2 {
+        let out = build();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        assert!(stderr.contains("`delphi.inc` not found"), "{stderr}");
+        assert!(!inputs_record(&project).exists());
+    }
+    std::fs::write(project.path().join("delphi.inc"), "{ Delphi only }\n").expect("include");
+    let out = build();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("not found"), "{stderr}");
+    assert!(inputs_record(&project).is_file());
 }
 
 #[test]
