@@ -5,13 +5,14 @@
 //!
 //! The files: the units, include files and project files of the folder (`.pas`, `.inc`,
 //! `.dpr`, `.lpr`, `.pp`), the help and prompt documents, the generated files and the library,
-//! and every file the parser read (the same ones, by another name). A file added to any of these folders, or
-//! removed, or with another size or time, and another generator (the running executable's size
-//! and time) or other options, make the next build a full one. The sources are described as
-//! they were before the build read them, so that one changed during a build is found changed
-//! by the next. The warnings of a recorded build are recorded with it and reported again when
-//! it is taken as it is. A build is not recorded when an include file was missing (one added
-//! later would be read), nor when it read one from outside the folder (`crate::project`).
+//! and every file the parser read (the same ones, by another name). A file added to any of
+//! these folders, or removed, or with another size or time, and another generator (the
+//! running executable's size and time) or other options, make the next build a full one. The
+//! sources are described as they were before the build read them, so that one changed during
+//! a build is found changed by the next. The warnings of a recorded build are recorded with it
+//! and reported again when it is taken as it is. A build is not recorded when an include file
+//! was missing (one added later would be read), nor when it read one from outside the folder
+//! (`crate::project`).
 
 use crate::project::{self, Note, ProjectBuild, BUILD_DIR, GENERATED_DIR};
 use std::collections::BTreeSet;
@@ -94,24 +95,25 @@ impl Inputs {
         if now != files || !library.is_file() {
             return None;
         }
-        let mut read = Vec::new();
+        // In the order a full build reports them: warnings, the project's note, up to date.
+        let mut reported = Vec::new();
         let mut rest = notes;
         if let Some(line) = rest.strip_prefix(MISSING_EXPORTS) {
             let (project, after) = line.split_once('\n')?;
-            read.push(Note::MissingExports {
+            reported.push(Note::MissingExports {
                 project: PathBuf::from(project),
             });
             rest = after;
         }
         if let Some(warnings) = rest.strip_prefix(WARNINGS) {
-            read.insert(0, Note::Warnings(warnings.to_string()));
+            reported.insert(0, Note::Warnings(warnings.to_string()));
         } else if !rest.is_empty() {
             return None;
         }
-        read.push(Note::UpToDate {
+        reported.push(Note::UpToDate {
             library: library.to_path_buf(),
         });
-        Some(read)
+        Some(reported)
     }
 
     /// Removes the record (a build is about to change what it describes).
