@@ -15,12 +15,12 @@
 //! (`crate::project`).
 
 use crate::project::{self, Note, ProjectBuild, BUILD_DIR, GENERATED_DIR};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 /// The record's file, in the project's build folder.
-pub(crate) const INPUTS_FILE: &str = "inputs.txt";
+const INPUTS_FILE: &str = "inputs.txt";
 
 /// The record's first line (its format).
 const FORMAT: &str = "delphi-mcp build inputs 2";
@@ -148,8 +148,7 @@ impl Inputs {
         let Some(header) = &self.header else {
             return;
         };
-        let mut files: std::collections::BTreeMap<PathBuf, String> =
-            sources.0.into_iter().collect();
+        let mut files: BTreeMap<PathBuf, String> = sources.0.into_iter().collect();
         // Project files may be written by the build; what the parser read under another name
         // (include files by their canonical paths) is described now.
         for path in listed(dir, library).into_iter().chain(read.iter().cloned()) {

@@ -94,9 +94,7 @@ impl Server {
 
     /// Writes one message followed by a newline.
     pub fn send(&mut self, message: &serde_json::Value) {
-        let mut line = message.to_string();
-        line.push('\n');
-        self.write(line.as_bytes());
+        assert!(self.send_unless_ended(message), "write to server");
     }
 
     /// The next stdout line as sent, or `None` when the server sends none.

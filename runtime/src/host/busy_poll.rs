@@ -71,6 +71,13 @@ impl BusyPoll {
         found
     }
 
+    /// Waits without polling until one of `fds` is readable or hung up: [`Self::wait_readable`]
+    /// with no budget.
+    #[cfg(unix)]
+    pub fn sleep_readable<const N: usize>(fds: &[i32; N]) -> [bool; N] {
+        BusyPoll::new(Duration::ZERO).wait_readable(fds)
+    }
+
     /// Waits until one of `fds` is readable or hung up (`poll(2)`; interrupted waits are
     /// resumed); which of them are.
     #[cfg(unix)]

@@ -199,8 +199,7 @@ impl LibraryInput {
             if state.owner == Owner::Stdio || state.ended {
                 drop(state);
                 self.input.library_idle.notify_one();
-                let ready = BusyPoll::new(Duration::ZERO)
-                    .wait_readable(&[signal.fd(), self.input.returned.fd()]);
+                let ready = BusyPoll::sleep_readable(&[signal.fd(), self.input.returned.fd()]);
                 if ready[0] {
                     signal.drain();
                 }
@@ -267,7 +266,7 @@ impl LibraryInput {
         let [readable, raised] = if polls {
             busy_poll.wait_readable(&fds)
         } else {
-            BusyPoll::new(Duration::ZERO).wait_readable(&fds)
+            BusyPoll::sleep_readable(&fds)
         };
         if readable && !raised {
             self.wait_choice().record(started.elapsed());
